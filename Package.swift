@@ -308,7 +308,7 @@ let package = Package(
         // Against the real gcr-prompter under Xvfb, on a private session bus.
         .testTarget(name: "TresorDesktopPromptTests", dependencies: ["TresorDesktopPrompt", "TresorCrypto", "TresorDBus", "TresorTestSupport"]),
         .testTarget(name: "TresorNotesTests", dependencies: [
-            "TresorNotes", "TresorNotesDomain", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes",
+            "TresorNotes", "TresorNotesDomain", "TresorKeybag", "TresorCrypto", "TresorSystem", "TresorAppleNotes", "TresorTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "PropertyBased", package: "swift-property-based"),

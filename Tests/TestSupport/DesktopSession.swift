@@ -155,14 +155,6 @@ public final class DesktopSession {
         return file
     }
 
-    public func waitUntil(_ what: String, seconds: Double = 20, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { throw DesktopError.timedOut(what) }
-            usleep(20_000)
-        }
-    }
-
     /// A display's lock file and socket.
     private static func displayFiles(_ display: String) -> [String] {
         let number = display.dropFirst()

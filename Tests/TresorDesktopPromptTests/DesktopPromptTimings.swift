@@ -44,7 +44,7 @@ struct DesktopPromptTimings {
                         try prompter.confirm(text, timeout: .seconds(30), cancellation: cancellation, asked: { askedAt.withLock { $0 = .now } })
                     }.mapError { $0 as? PrompterError ?? .protocolFailure("\($0)") })
             }
-            try desktop.waitUntil("the window", seconds: 20) {
+            try waitUntil("the window", seconds: 20) {
                 !((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", text.title])) ?? "").isEmpty
             }
             let shown = ContinuousClock.now

@@ -75,7 +75,7 @@ struct SystemPrompterTests {
         #expect(answer == .dismissed)
         // Ended by the 3 s timeout: without it the prompt would wait for an answer nobody gives.
         #expect(ContinuousClock.now - started < .seconds(20))
-        try desktop.waitUntil("the prompt's window to close", seconds: 5) {
+        try waitUntil("the prompt's window to close", seconds: 5) {
             ((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", Self.text.title])) ?? "x").isEmpty
         }
     }
@@ -225,7 +225,7 @@ struct SystemPrompterTests {
         kill(genuine.processIdentifier, SIGKILL)
         genuine.waitUntilExit()
         let bus = try DBusConnection(address: desktop.busAddress)
-        try desktop.waitUntil("the name to be free") { PrompterOwner.owner(on: bus) == nil }
+        try waitUntil("the name to be free") { PrompterOwner.owner(on: bus) == nil }
         try borrowByExecutingThePrompter(desktop, keptAcrossExec: false)
         let why = try #require(try prompter.availability().untrustedReason, "a borrowed connection was taken for the prompter checked before it")
         #expect(why.contains("connection"), "\(why)")
@@ -265,12 +265,12 @@ struct SystemPrompterTests {
         }
         let owner = try #require(PrompterOwner.owner(on: bus))
         let ownerPid = try #require(pid(of: owner))
-        try desktop.waitUntil("the connected process to run the genuine prompter") {
+        try waitUntil("the connected process to run the genuine prompter") {
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(ownerPid)/exe")) == DesktopSession.prompterPath
         }
         if !keptAcrossExec {
             // The genuine prompter connects on its own and waits for the name: two connections now.
-            try desktop.waitUntil("the prompter's own connection") {
+            try waitUntil("the prompter's own connection") {
                 guard case .array(_, let names)? = try? bus.callBus("ListNames", []).first else { return false }
                 return names.contains { $0.stringValue.map { $0.hasPrefix(":") && $0 != owner && pid(of: $0) == ownerPid } ?? false }
             }

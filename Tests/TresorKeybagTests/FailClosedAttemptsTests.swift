@@ -30,7 +30,7 @@ import TresorTestSupport
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try restarted.unlock(passcode: passcode("right"))
         }
-        clock.advance(61)
+        clock.advance(by: 61)
         try restarted.unlock(passcode: passcode("right"))
         #expect(!restarted.status.attemptsFileDamaged)
         #expect(SecureFiles.exists(home.paths.unlockAttempts))

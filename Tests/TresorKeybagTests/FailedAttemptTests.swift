@@ -41,7 +41,7 @@ import TresorTestSupport
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try keybag.unlock(passcode: passcode("right"))
         }
-        clock.advance(20)
+        clock.advance(by: 20)
         let restarted = try Keybag.open(paths: home.paths, settings: testSettings(clock))
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 40)) {
             try restarted.unlock(passcode: passcode("right"))
@@ -49,15 +49,15 @@ import TresorTestSupport
         #expect(restarted.status.failedAttempts == 5)
         #expect(restarted.status.retryAfterSeconds == 40)
 
-        clock.advance(41)
+        clock.advance(by: 41)
         #expect(throws: KeybagError.wrongPasscode(failedAttempts: 6, retryAfterSeconds: 300)) {
             try restarted.unlock(passcode: passcode("wrong-6"))
         }
-        clock.advance(301)
+        clock.advance(by: 301)
         #expect(throws: KeybagError.wrongPasscode(failedAttempts: 7, retryAfterSeconds: 900)) {
             try restarted.unlock(passcode: passcode("wrong-7"))
         }
-        clock.advance(901)
+        clock.advance(by: 901)
         try restarted.unlock(passcode: passcode("right"))
         #expect(restarted.status.failedAttempts == 0)
         #expect(try Keybag.open(paths: home.paths, settings: testSettings(clock)).status.failedAttempts == 0)
@@ -68,9 +68,9 @@ import TresorTestSupport
         let clock = TestClock()
         let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
         for attempt in 1...5 { #expect(throws: KeybagError.self) { try keybag.unlock(passcode: passcode("wrong-\(attempt)")) } }
-        clock.advance(-86_400)  // the clock jumps a day back
+        clock.advance(by: -86_400)  // the clock jumps a day back
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) { try keybag.unlock(passcode: passcode("right")) }
-        clock.advance(61)
+        clock.advance(by: 61)
         try keybag.unlock(passcode: passcode("right"))
     }
 
@@ -113,7 +113,7 @@ import TresorTestSupport
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try keybag.unlock(passcode: passcode("right"))
         }
-        clock.advance(61)
+        clock.advance(by: 61)
         try keybag.unlock(passcode: passcode("right"))
         #expect(!keybag.status.attemptsFileDamaged)
     }

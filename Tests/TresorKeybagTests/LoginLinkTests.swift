@@ -72,7 +72,7 @@ import TresorTestSupport
         let reopened = try Keybag.open(paths: home.paths, settings: testSettings(clock))
         #expect(throws: KeybagError.loginLinkThrottled(retryAfterSeconds: 60)) { try reopened.unlock(loginPassword: passcode("login-1")) }
         #expect(reopened.status.failedAttempts == 0)
-        clock.advance(61)
+        clock.advance(by: 61)
         try reopened.unlock(loginPassword: passcode("login-1"))
         let link = try #require(reopened.loginLinkStatus)
         #expect(link.failedAttempts == 0, "a password that opens clears the link's count")

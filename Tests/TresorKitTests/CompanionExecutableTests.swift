@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-
 import TresorKit
 
 /// Which `tresord` TresorKit starts when no daemon answers: the one beside the running program,

@@ -62,7 +62,7 @@ struct AttachmentUploadTests {
         let home = try NotesHome()
         let note = try home.notes.createNote(NoteDraft(title: "Scans", body: ""))
         let dated = try home.notes.summary(ofNote: note.id).modified
-        home.clock.advance(3600)
+        home.clock.advance(by: 3600)
         let fetched = try home.notes.beginSyncedAttachment(
             SyncedAttachment(id: UUID().uuidString.lowercased(), kind: .file, name: "fetched.bin", byteCount: 3), to: note.id)
         try fetched.append(Data([1, 2, 3]))

@@ -201,7 +201,7 @@ struct ClientLockingTests {
         // Delayed: not even a right proof is checked now.
         #expect(throws: NotesError.self) { try home.notes.enterPassphrase(browser.proof(id), establish: false, account: .local) }
         #expect(try home.notes.passphraseStatus(account: .local).failedAttempts == 5)
-        home.clock.advance(61)
+        home.clock.advance(by: 61)
         let right = try home.notes.enterPassphrase(browser.proof(id), establish: false, account: .local)
         #expect(right.failedAttempts == 0 && !right.established)
         // Another account's passphrase id is not found.
@@ -334,7 +334,9 @@ struct ClientLockingTests {
 
     @Test func theWidgetCountsBeforeTheFirstUnlockAndListsTitlesAfter() throws {
         let home = try NotesHome()
-        for index in 0..<7 { try home.notes.createNote(NoteDraft(title: "Note \(index)", body: "b", isPinned: index == 2)); home.clock.advance(1) }
+        for index in 0..<7 {
+            try home.notes.createNote(NoteDraft(title: "Note \(index)", body: "b", isPinned: index == 2)); home.clock.advance(by: 1)
+        }
         let widget = try home.notes.widget(account: .local)
         #expect(widget.noteCount == 7 && widget.lockedNoteCount == 0)
         #expect(widget.recent.map(\.title) == ["Note 6", "Note 5", "Note 4", "Note 3", "Note 2"])

@@ -35,11 +35,11 @@ struct LockedNotesTests {
         let note = try home.notes.createNote(NoteDraft(title: "T", body: "idle"))
         try home.notes.setPassphrase(passphrase("pp"))
         try home.notes.lockNote(note.id)
-        home.clock.advance(170)
+        home.clock.advance(by: 170)
         #expect(try home.notes.openNote(note.id).body == "idle")  // used: the idle time restarts
-        home.clock.advance(170)
+        home.clock.advance(by: 170)
         #expect(try home.notes.openNote(note.id).body == "idle")
-        home.clock.advance(181)
+        home.clock.advance(by: 181)
         #expect(home.notes.expireIdleSessions() == 1)
         #expect(throws: NotesError.self) { try home.notes.openNote(note.id) }
     }
@@ -82,7 +82,7 @@ struct LockedNotesTests {
         try home.restart()
         try home.unlock()
         #expect(throws: NotesError.self) { try home.notes.openNote(note.id, passphrase: passphrase("right one")) }
-        home.clock.advance(61)
+        home.clock.advance(by: 61)
         #expect(try home.notes.openNote(note.id, passphrase: passphrase("right one")).body == "guarded")
         #expect(try home.notes.passphraseStatus().failedAttempts == 0)
     }

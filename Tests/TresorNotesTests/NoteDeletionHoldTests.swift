@@ -39,7 +39,7 @@ struct NoteDeletionHoldTests {
         _ = try notes.applySyncedNotes(Self.deleted(11..<12), cursor: 3)
         #expect(try notes.settleNoteDeletions(allow: false) == NoteDeletionsSettled(applied: 0, held: 12))
         // A day later they still wait: a new window changes nothing of a mass deletion.
-        home.clock.advance(25 * 3600)
+        home.clock.advance(by: 25 * 3600)
         #expect(try notes.settleNoteDeletions(allow: false).held == 12)
 
         // The user allows them: gone here, and the next 24 hours count from now.
@@ -59,7 +59,7 @@ struct NoteDeletionHoldTests {
         _ = try notes.applySyncedNotes(Self.deleted(0..<20), cursor: 2)
         #expect(try notes.settleNoteDeletions(allow: false) == NoteDeletionsSettled(applied: 20, held: 0))
         // 10 more within the day make 30 of the 100 there were: held.
-        home.clock.advance(3600)
+        home.clock.advance(by: 3600)
         _ = try notes.applySyncedNotes(Self.deleted(20..<30), cursor: 3)
         #expect(try notes.settleNoteDeletions(allow: false) == NoteDeletionsSettled(applied: 0, held: 10))
         #expect(try Self.remaining(notes) == 80)

@@ -23,7 +23,7 @@ struct NoteListTests {
             _ = try notes.registerAccount(name: "bob", password: AccountPassword("password b"))
             _ = try notes.registerAccount(name: "cy", password: AccountPassword("password c"))
             func note(_ key: String, folder: String? = nil, account: AccountID = .local) throws -> String {
-                home.clock.advance(1)
+                home.clock.advance(by: 1)
                 let id = try notes.createNote(NoteDraft(title: key, body: "body of \(key)", folder: folder), account: account).id
                 ids[key] = id
                 return id
@@ -39,10 +39,10 @@ struct NoteListTests {
             for i in 0..<(NoteSummaryReader.batchSize + 20) { _ = try note("filler \(i)", folder: i % 2 == 0 ? "Home" : nil) }
             let shared = try note("shared", account: ann.id)
             try notes.share(note: shared, with: "cy", by: ann.id)
-            home.clock.advance(1)
+            home.clock.advance(by: 1)
             try notes.share(note: shared, with: "bob", by: ann.id)
             let pinned = try note("pinned")
-            home.clock.advance(1)  // modified after created
+            home.clock.advance(by: 1)  // modified after created
             _ = try notes.editNote(pinned, NoteChanges(isPinned: true))
         }
     }

@@ -15,7 +15,7 @@ struct NotesBasicsTests {
         #expect(plan.title == "Plan for Monday")
         #expect(groceries.folder == "Home")
         try notes.editNote(plan.id, NoteChanges(isPinned: true))
-        home.clock.advance(5)
+        home.clock.advance(by: 5)
         try notes.editNote(groceries.id, NoteChanges(body: "milk\neggs\nbread"))
 
         let listed = try notes.notes()

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import Synchronization
 import TresorKeybag
 import TresorSystem
+import TresorTestSupport
 
 @testable import TresorNotes
 
@@ -13,13 +13,6 @@ let testPasscodeText = "correct horse battery staple"
 let keybagTestSettings = KeybagSettings.insecureForTesting(kdfRounds: 1_000)
 
 func passphrase(_ text: String) -> Passphrase { try! Passphrase(text) }
-
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-    var now: Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
-}
 
 /// A fresh home with an unlocked keybag and a notes store, removed on deinit.
 final class NotesHome {

@@ -65,7 +65,7 @@ struct PassphraseManagementTests {
     @Test func resetStartsAGenerationAndOldNotesKeepTheirPassphrase() throws {
         let home = try NotesHome()
         let old = try lockedNotes(home, count: 2, passphrase: "forgotten")
-        home.clock.advance(86_400)
+        home.clock.advance(by: 86_400)
         try home.notes.resetPassphrase(to: passphrase("fresh start"), hint: "second hint")
         let newer = try home.notes.createNote(NoteDraft(title: "After", body: "after reset"))
         try home.notes.lockNote(newer.id)

@@ -66,11 +66,11 @@ struct RecentlyDeletedTests {
         let home = try NotesHome()
         let old = try home.notes.createNote(NoteDraft(title: "Old", body: "o"))
         try home.notes.moveToRecentlyDeleted(old.id)
-        home.clock.advance(29 * 86_400)
+        home.clock.advance(by: 29 * 86_400)
         let young = try home.notes.createNote(NoteDraft(title: "Young", body: "y"))
         try home.notes.moveToRecentlyDeleted(young.id)
         #expect(try home.notes.deleteExpiredNotes() == 0)
-        home.clock.advance(86_400)
+        home.clock.advance(by: 86_400)
         #expect(try home.notes.deleteExpiredNotes() == 1)
         #expect(try home.notes.recentlyDeleted().map(\.id) == [young.id])
         #expect(throws: NotesError.notFound("note \(old.id)")) { try home.notes.summary(ofNote: old.id) }
@@ -82,12 +82,12 @@ struct RecentlyDeletedTests {
         let home = try NotesHome()
         let notes = try (0..<40).map { try home.notes.createNote(NoteDraft(title: "Old \($0)", body: "o")) }
         for note in notes { try home.notes.moveToRecentlyDeleted(note.id) }
-        home.clock.advance(31 * 86_400)
+        home.clock.advance(by: 31 * 86_400)
         let store = home.notes
         for _ in 0..<5 {
             let more = try (0..<8).map { try store.createNote(NoteDraft(title: "More \($0)", body: "m")) }
             for note in more { try store.moveToRecentlyDeleted(note.id) }
-            home.clock.advance(31 * 86_400)
+            home.clock.advance(by: 31 * 86_400)
         }
         async let expired = Task.detached { try store.deleteExpiredNotes() }.value
         async let emptied = Task.detached { try store.emptyRecentlyDeleted() }.value

@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Synchronization
 import Testing
 import TresorNotesDomain
 import TresorSyncClient
@@ -23,20 +22,13 @@ struct RelayContext: SyncRequestContext {
     }
 }
 
-/// A time the tests move on, for the relay.
-final class RelayClock: Sendable {
-    private let now = Mutex(Date())
-    var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
-    func advance(by seconds: TimeInterval) { now.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
 /// A real relay on a throwaway PostgreSQL, served over HTTP on a loopback port.
 struct Relay: Sendable {
     static let key = try! ServerKey(bytes: Data(repeating: 0x5a, count: 32))
     let storage: PostgresWebStorage
     let relay: SyncRelay
 
-    static func open(clock: RelayClock = RelayClock()) async throws -> Relay {
+    static func open(clock: TestClock = TestClock(Date())) async throws -> Relay {
         let storage = try await PostgresWebStorage.open(
             url: try DatabaseURL(parsing: try await TestPostgres.freshDatabase()), key: key,
             lifetimes: SessionLifetimes(sessionSeconds: 3600, idleSeconds: 600, secureSessionSeconds: 60), timeout: TestPostgres.stepDeadline,

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 import Testing
 import TresorKeybag
 import TresorKeychain
@@ -29,17 +28,6 @@ struct RelayTransport: SyncRecordTransport {
     func page(after cursor: UInt64, limit: Int) async throws -> SyncPage {
         try await relay.store.page(account: account, after: cursor, limit: limit)
     }
-}
-
-/// A time tests set.
-final class TestClock: Sendable {
-    private let now: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { now = Mutex(start) }
-
-    var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
-
-    func advance(by seconds: TimeInterval) { now.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
 /// The application every test device stores its items as.

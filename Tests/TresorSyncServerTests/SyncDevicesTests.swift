@@ -13,7 +13,7 @@ import TresorWebStore
 @Suite("Sync devices", .enabled(if: TestPostgres.shouldRun))
 struct SyncDevicesTests {
     @Test func signInRefusesAWrongSignatureAnExpiredOrUsedChallengeAndAnUnknownDevice() async throws {
-        let clock = TestClock()
+        let clock = TestClock(Date())
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
         try await instance.account("ada")
         try await instance.application.test(.router) { client in
@@ -76,7 +76,7 @@ struct SyncDevicesTests {
     }
 
     @Test func challengesWaitingPerAccountAreBounded() async throws {
-        let clock = TestClock()
+        let clock = TestClock(Date())
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
         try await instance.application.test(.router) { client in
             let asking = SyncChallengeRequest(account: "ada", deviceID: TestDevice.unknownID())
@@ -210,7 +210,7 @@ struct SyncDevicesTests {
     }
 
     @Test func anExpiredOrDeniedJoinRequestChangesNothing() async throws {
-        let clock = TestClock()
+        let clock = TestClock(Date())
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
         try await instance.account("ada")
         try await instance.application.test(.router) { client in
@@ -249,7 +249,7 @@ struct SyncDevicesTests {
     }
 
     @Test func aRecoveryJoinNeedsTheRecoveryIdentitysSignatureOfThatRequest() async throws {
-        let clock = TestClock()
+        let clock = TestClock(Date())
         let instance = try await SyncInstance.open(url: try await TestPostgres.freshDatabase(), clock: clock)
         try await instance.account("ada")
         let recovery = Curve25519.Signing.PrivateKey()

@@ -23,17 +23,6 @@ struct SyncTestContext: SyncRequestContext {
     }
 }
 
-/// A time tests move on.
-final class TestClock: Sendable {
-    private let now = Mutex(Date())
-
-    var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
-
-    func advance(by seconds: TimeInterval) {
-        now.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-}
-
 /// One server instance: the web storage on the test's database and a sync relay over it.
 struct SyncInstance: Sendable {
     static let key = try! ServerKey(bytes: Data(repeating: 0x5a, count: 32))
@@ -44,7 +33,7 @@ struct SyncInstance: Sendable {
 
     /// Opens an instance on `url` (a second one on the same URL is another server instance).
     static func open(
-        url: String, clock: TestClock = TestClock(), listening: @escaping @Sendable () -> Void = {},
+        url: String, clock: TestClock = TestClock(Date()), listening: @escaping @Sendable () -> Void = {},
         beforeCommit: @escaping @Sendable () async -> Void = {}, accountQuotaBytes: Int64? = nil
     ) async throws -> SyncInstance {
         let storage = try await PostgresWebStorage.open(

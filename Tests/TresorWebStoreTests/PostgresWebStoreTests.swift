@@ -14,14 +14,14 @@ import TresorWebStore
 struct PostgresWebStoreConformanceTests {
     @Test(arguments: WebStoreCheck.all)
     func conformance(_ check: WebStoreCheck) async throws {
-        let clock = TestClock()
+        let clock = TestClock.running()
         let listening = Locked(false)
         let storage = try await ServerStorageFixture.open(
-            url: try await TestPostgres.freshDatabase(), listening: { listening.withLock { $0 = true } }, clock: { clock.now() })
+            url: try await TestPostgres.freshDatabase(), listening: { listening.withLock { $0 = true } }, clock: { clock.now })
         let heard = HeardChanges(storage.events)
         do {
             // Changes announced before the events connection listens would not be heard.
-            try await eventually { listening.withLock { $0 } }
+            try await waitUntil("the store to listen for changes") { listening.withLock { $0 } }
             try await check.body(storage.store, clock, heard)
         } catch {
             heard.stop()
@@ -41,7 +41,7 @@ struct PostgresWebStoreInstanceTests {
         let listening = Locked(0)
         let a = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
         let b = try await ServerStorageFixture.open(url: url)
-        try await eventually { listening.withLock { $0 } >= 1 }
+        try await waitUntil("the store to listen for changes") { listening.withLock { $0 } >= 1 }
         let heard = Locked<[NoteChange]>([])
         a.events.listen { event in
             if case .note(let change) = event { heard.withLock { $0.append(change) } }
@@ -71,7 +71,7 @@ struct PostgresWebStoreInstanceTests {
         }
         #expect(try await a.store.notesShared(with: participant.id).isEmpty)
         // And A's pages hear of it, the removed participant among them.
-        try await eventually {
+        try await waitUntil("the unsharing to be heard") {
             heard.withLock { $0 }.contains { $0.kind == .unshared && $0.noteID == note.id && $0.accounts.contains(participant.id) }
         }
         let shared = heard.withLock { $0 }.first { $0.kind == .shared }
@@ -113,7 +113,7 @@ struct PostgresWebStoreInstanceTests {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
         let storage = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
-        try await eventually { listening.withLock { $0 } >= 1 }
+        try await waitUntil("the store to listen for changes") { listening.withLock { $0 } >= 1 }
         let heard = Locked<[NoteChange]>([])
         storage.events.listen { event in
             if case .note(let change) = event { heard.withLock { $0.append(change) } }
@@ -131,7 +131,7 @@ struct PostgresWebStoreInstanceTests {
         let saved = try await store.saveNote(note.id, NoteChanges(body: "c"), by: reader.id, quota: nil)
         try await store.moveToRecentlyDeleted(note.id)
         try await store.deleteForGood(note.id)
-        try await eventually { heard.withLock { $0 }.contains { $0.kind == .deletedForGood } }
+        try await waitUntil("the deletion for good to be heard") { heard.withLock { $0 }.contains { $0.kind == .deletedForGood } }
         let changes = heard.withLock { $0 }.filter { $0.noteID == note.id }
         #expect(changes.map(\.kind) == [.created, .shared, .changed, .deleted, .deletedForGood])
         #expect(changes.first { $0.kind == .changed }?.revision == saved.note.revision)
@@ -172,8 +172,8 @@ struct PostgresWebStoreInstanceTests {
 
     @Test func anUploadLeftUnfinishedForADayIsSweptWithItsChunks() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let clock = TestClock()
-        let storage = try await ServerStorageFixture.open(url: url, clock: { clock.now() })
+        let clock = TestClock.running()
+        let storage = try await ServerStorageFixture.open(url: url, clock: { clock.now })
         let owner = try await storage.store.registerAccount(name: "ula", password: WebStoreCheck.password("ula-password-1"))
         let note = try await storage.store.createNote(NoteDraft(title: "Stalled", body: ""), account: owner.id, quota: nil)
         // An instance stopped in the middle of an upload: neither finished nor abandoned.

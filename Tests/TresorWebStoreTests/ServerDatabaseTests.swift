@@ -117,12 +117,12 @@ struct ServerDatabaseTests {
         let listening = Locked(0)
         let a = try await ServerStorageFixture.open(url: url)
         let b = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
-        try await eventually { listening.withLock { $0 } == 1 }
+        try await waitUntil("the store to listen for changes") { listening.withLock { $0 } == 1 }
         let received = Locked<[WebEvent]>([])
         b.events.listen { event in received.withLock { $0.append(event) } }
         let change = NoteChange(kind: .unshared, noteID: "n1", revision: 3, accounts: [AccountID(rawValue: "x")])
         try await a.events.publish(.note(change))
-        try await eventually { !received.withLock { $0 }.isEmpty }
+        try await waitUntil("the change to be heard") { !received.withLock { $0 }.isEmpty }
         #expect(received.withLock { $0 } == [.note(change)])
         await a.close()
         await b.close()
@@ -132,7 +132,7 @@ struct ServerDatabaseTests {
         let url = try await TestPostgres.freshDatabase()
         let listening = Locked(0)
         let storage = try await ServerStorageFixture.open(url: url) { listening.withLock { $0 += 1 } }
-        try await eventually { listening.withLock { $0 } == 1 }
+        try await waitUntil("the store to listen for changes") { listening.withLock { $0 } == 1 }
         let received = Locked<[WebEvent]>([])
         storage.events.listen { event in received.withLock { $0.append(event) } }
         let killed = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
@@ -143,11 +143,11 @@ struct ServerDatabaseTests {
                 """, logger)
         }
         #expect(killed == 1)
-        try await eventually { listening.withLock { $0 } == 2 }
-        try await eventually { received.withLock { $0 }.contains(.resync) }
+        try await waitUntil("the store to listen for changes") { listening.withLock { $0 } == 2 }
+        try await waitUntil("a resync to be heard") { received.withLock { $0 }.contains(.resync) }
         let change = NoteChange(kind: .changed, noteID: "n2", revision: 9, accounts: [])
         try await storage.events.publish(.note(change))
-        try await eventually { received.withLock { $0 }.contains(.note(change)) }
+        try await waitUntil("the change to be heard") { received.withLock { $0 }.contains(.note(change)) }
         await storage.close()
     }
 
@@ -210,14 +210,14 @@ struct ServerDatabaseTests {
                 guard case .unavailable = error else { Issue.record("unexpected \(error)"); return }
             }
             // The step is still there, waiting for the table (so releasing it lets it go on).
-            try await Self.waitUntil("the step waits for the notes table") {
+            try await waitUntil("the step waits for the notes table") {
                 try await TestPostgres.texts("SELECT count(*)::text \(others) AND wait_event_type = 'Lock'", database: name) == ["1"]
             }
             try await connection.run("COMMIT", logger)
         }
         // Released, the step reaches its end on its own: it must roll back. Its end is when no
         // backend of the database is in a statement or a transaction any more.
-        try await Self.waitUntil("the step ends") {
+        try await waitUntil("the step ends") {
             try await TestPostgres.texts("SELECT count(*)::text \(others) AND state <> 'idle'", database: name) == ["0"]
         }
         #expect(try await storage.store.notes(account: account.id, folderID: nil).isEmpty)
@@ -225,13 +225,4 @@ struct ServerDatabaseTests {
         await storage.close()
     }
 
-    /// Waits until `condition` holds, with a ceiling generous enough for a loaded machine.
-    /// - Throws: a test failure (`what` did not happen) when it never does.
-    static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date() + seconds
-        while try await !condition() {
-            try #require(Date() < deadline, "\(what): not within \(Int(seconds)) s")
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
 }

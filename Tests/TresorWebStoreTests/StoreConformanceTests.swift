@@ -255,7 +255,7 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             let change = NoteChange(kind: .shared, noteID: "note-1", revision: 7, accounts: [alice.id, bob.id])
             try await stores.events.publish(.note(change))
             try await stores.events.publish(.secureSessionEnded(account: alice.id, reason: "locked"))
-            try await eventually { received.withLock { $0.count } >= 2 }
+            try await waitUntil("the change to be heard") { received.withLock { $0.count } >= 2 }
             #expect(received.withLock { $0 } == [.note(change), .secureSessionEnded(account: alice.id, reason: "locked")])
             stores.events.stopListening(token)
             try await stores.events.publish(.note(change))
@@ -263,17 +263,4 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             #expect(received.withLock { $0.count } == 2)
         },
     ]
-}
-
-/// Waits until `condition` holds, for at most `seconds`.
-/// - Throws: a test failure when it never does.
-func eventually(seconds: Double = 120, _ condition: @Sendable () -> Bool) async throws {
-    let deadline = Date() + seconds
-    while !condition() {
-        guard Date() < deadline else {
-            Issue.record("a condition did not hold within \(seconds) s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(20))
-    }
 }

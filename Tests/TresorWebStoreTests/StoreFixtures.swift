@@ -40,7 +40,7 @@ enum Backend: String, Sendable, CustomStringConvertible {
             let listening = Locked(false)
             let storage = try await ServerStorageFixture.open(url: try await TestPostgres.freshDatabase()) { listening.withLock { $0 = true } }
             // Events published before the listening connection listens would not come back.
-            try await eventually { listening.withLock { $0 } }
+            try await waitUntil("the store to listen for changes") { listening.withLock { $0 } }
             return WebStores(
                 sessions: storage.sessions, throttles: storage.throttles, invites: storage.invites, events: storage.events,
                 close: { await storage.close() })

@@ -4,6 +4,7 @@ import TresorKeybag
 import TresorNotes
 import TresorNotesDomain
 import TresorSystem
+import TresorTestSupport
 import TresorWebStore
 import TresorWebStoreSQLite
 
@@ -15,7 +16,7 @@ import TresorWebStoreSQLite
 struct EmbeddedWebStoreConformanceTests {
     @Test(arguments: WebStoreCheck.all)
     func conformance(_ check: WebStoreCheck) async throws {
-        let clock = TestClock()
+        let clock = TestClock.running()
         let home = try EmbeddedHome(clock: clock)
         let heard = HeardChanges(home.events)
         defer { heard.stop() }
@@ -30,29 +31,19 @@ final class EmbeddedHome: Sendable {
     let store: any WebStore
     let events: any WebEventBus
 
-    init(clock: TestClock = TestClock()) throws {
+    init(clock: TestClock = .running()) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-webstore-\(UUID().uuidString)")
         let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         let keybag = try Keybag.create(
             paths: paths, passcode: try Passcode("correct horse battery staple"), settings: .insecureForTesting(kdfRounds: 1_000))
         let feed = NoteChangeFeed()
         let notes = try NotesStore(
-            paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000, clock: { clock.now() }), changes: feed)
+            paths: paths, keybag: keybag, settings: .insecureForTesting(kdfRounds: 1_000, clock: { clock.now }), changes: feed)
         store = SQLiteWebStore(store: { notes })
         events = LocalEventBus(feed: feed)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
-}
-
-/// The time a store under test reads: the real time, moved on by the checks (Recently Deleted's
-/// 30 days, a passphrase's wait).
-final class TestClock: Sendable {
-    private let offset = Locked<TimeInterval>(0)
-
-    func now() -> Date { Date() + offset.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
 /// The note changes a store under test announced (live updates), as its listeners hear them.

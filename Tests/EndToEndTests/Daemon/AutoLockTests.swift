@@ -15,7 +15,7 @@ import TresorTestSupport
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: "e2e-autolock-passcode\n").succeeded)
         #expect(try harness.status().autoLockSeconds == 2)
         // Timed from the event, not with a fixed sleep: a loaded machine may notice late, never early.
-        try Self.waitUntil("auto-lock after 2 s idle") { try harness.status().keybag == .locked }
+        try waitUntil("auto-lock after 2 s idle") { try harness.status().keybag == .locked }
         #expect(Date().timeIntervalSince(beforeInit) >= 2, "locked before 2 s idle")
         #expect(harness.daemonLog.contains("auto-locked"))
 
@@ -32,8 +32,8 @@ import TresorTestSupport
         #expect(try harness.tresor(["status"]).stdout.contains("copying a large file for the test"))
 
         holder = nil  // the connection closes: the hold ends with it
-        try Self.waitUntil("the hold ends with its connection") { try harness.status().holds.isEmpty }
-        try Self.waitUntil("auto-lock once the hold is gone") { try harness.status().keybag == .locked }
+        try waitUntil("the hold ends with its connection") { try harness.status().holds.isEmpty }
+        try waitUntil("auto-lock once the hold is gone") { try harness.status().keybag == .locked }
         try harness.expectNoSecretLeaked()
     }
 
@@ -52,16 +52,6 @@ import TresorTestSupport
         let later = try harness.status()
         #expect(later.keybag == .locked)
         #expect(later.lockReason == reason && later.lockedAt == locked.lockedAt, "\(later.lockReason ?? "")")
-    }
-
-    /// Waits until `condition` holds, with a ceiling generous enough for a loaded machine.
-    /// - Throws: a test failure (`what` did not happen) when it never does.
-    static func waitUntil(_ what: String, seconds: Double = 60, _ condition: () throws -> Bool) throws {
-        let deadline = Date() + seconds
-        while try !condition() {
-            try #require(Date() < deadline, "\(what): not within \(Int(seconds)) s")
-            usleep(100_000)
-        }
     }
 
     @Test func holdsNeedAReasonAndEndByRelease() throws {

@@ -35,7 +35,7 @@ struct DesktopPromptDaemonTimings {
         for round in 0..<11 {
             let start = ContinuousClock.now
             let lookup = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
-            try desktop.waitUntil("the window", seconds: 20) {
+            try waitUntil("the window", seconds: 20) {
                 !((try? desktop.run("/usr/bin/xdotool", ["search", "--onlyvisible", "--name", "Unlock Tresor"])) ?? "").isEmpty
             }
             let shown = ContinuousClock.now - start

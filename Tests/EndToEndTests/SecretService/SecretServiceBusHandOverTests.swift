@@ -76,7 +76,7 @@ struct SecretServiceBusHandOverTests {
         #expect(try harness.status().serving?.secretService == "answering on the session bus")
 
         first = nil  // the session ends: its bus is killed
-        try AutoLockTests.waitUntil("tresor status says the Secret Service stopped") {
+        try waitUntil("tresor status says the Secret Service stopped") {
             try harness.status().serving?.secretService?.hasPrefix("stopped") == true
         }
         let next = try PrivateBus()

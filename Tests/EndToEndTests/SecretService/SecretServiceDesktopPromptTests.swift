@@ -23,7 +23,7 @@ struct SecretServiceDesktopPromptTests {
         let passcode = "e2e-desktop-passcode-\(UUID().uuidString.prefix(6))"
         harness.secrets = [passcode]
         try harness.startDaemon(extraArguments: ["--secret-service"])
-        try desktop.waitUntil("tresord to own org.freedesktop.secrets") { harness.daemonLog.contains("Secret Service answering") }
+        try waitUntil("tresord to own org.freedesktop.secrets") { harness.daemonLog.contains("Secret Service answering") }
         #expect(try harness.tresor(["init", "--passcode-stdin"], input: passcode + "\n").succeeded)
         // secret-tool is a generic client: trusted, so that what waits here is the keybag alone.
         let trusted = try harness.tresor(["secret-service", "trust", "add", SecretTool.system.path, "--passcode-stdin"], input: passcode + "\n")
@@ -112,7 +112,7 @@ extension SecretServiceDesktopPromptTests {
             try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
         }
         try desktop.waitForWindow("Unlock Tresor")
-        try desktop.waitUntil("the three clients to wait") {
+        try waitUntil("the three clients to wait") {
             harness.daemonLog.components(separatedBy: "a Secret Service client waits for the keybag:").count - 1 == 3
         }
         #expect(harness.daemonLog.components(separatedBy: "the desktop is asked already").count - 1 == 2)
@@ -152,14 +152,14 @@ extension SecretServiceDesktopPromptTests {
         let leaving = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
         try desktop.waitForWindow("Unlock Tresor")
         leaving.killWithoutWarning()
-        try desktop.waitUntil("the unlock question to close once its program left", seconds: 10) { !windowShows(desktop, "Unlock Tresor") }
+        try waitUntil("the unlock question to close once its program left", seconds: 10) { !windowShows(desktop, "Unlock Tresor") }
         #expect(try harness.status().keybag == .locked)
 
         let waiting = try BackgroundProcess(harness: harness, executable: SecretTool.system, arguments: ["lookup", "tresor-e2e", "desktop"])
         try desktop.waitForWindow("Unlock Tresor")
         #expect(try harness.tresor(["unlock", "--passcode-stdin"], input: passcode + "\n").succeeded)
         #expect(try waiting.finish(timeout: 30).stdout == secret)
-        try desktop.waitUntil("the unlock question to close once the keybag was unlocked in a terminal", seconds: 10) {
+        try waitUntil("the unlock question to close once the keybag was unlocked in a terminal", seconds: 10) {
             !windowShows(desktop, "Unlock Tresor")
         }
         try harness.expectNoSecretLeaked()

@@ -28,7 +28,7 @@ import TresorTestSupport
 
         let tabletRequest = try #require(try SyncE2E.join(tablet, cluster.servers[1], name: "tablet", password: password).requestID)
         _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", tabletRequest, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        try AutoLockTests.waitUntil("the approved tablet in the phone's list", seconds: 10) {
+        try await waitUntil("the approved tablet in the phone's list", seconds: 10) {
             try SyncLiveE2ETests.status(phone).trustedDevices.map(\.name).sorted() == ["laptop", "phone", "tablet"]
         }
         #expect(
@@ -38,7 +38,7 @@ import TresorTestSupport
 
         let left = try tablet.tresor(["sync", "leave"])
         #expect(left.succeeded, "\(left.stderr)")
-        try AutoLockTests.waitUntil("the key rolled on the laptop and the phone", seconds: 10) {
+        try await waitUntil("the key rolled on the laptop and the phone", seconds: 10) {
             let epochs = try [laptop, phone].map { try SyncLiveE2ETests.status($0).epoch ?? 0 }
             return epochs[0] > before && epochs[0] == epochs[1]
         }
@@ -47,11 +47,11 @@ import TresorTestSupport
         }
         // What the circle writes now travels under the new key.
         try SyncNowTests.add(laptop, service: "rolled.example.com", secret: "e2e-after-the-roll")
-        try AutoLockTests.waitUntil("the laptop's item on the phone", seconds: 10) {
+        try await waitUntil("the laptop's item on the phone", seconds: 10) {
             try SyncNowTests.secret(phone, service: "rolled.example.com") == "e2e-after-the-roll"
         }
         for device in [laptop, phone] {
-            try AutoLockTests.waitUntil("no error left", seconds: 10) { try SyncLiveE2ETests.status(device).lastError == nil }
+            try await waitUntil("no error left", seconds: 10) { try SyncLiveE2ETests.status(device).lastError == nil }
         }
     }
 
@@ -107,7 +107,7 @@ import TresorTestSupport
             usleep(1_500_000)  // whatever the phone still had to do (the join's syncs) is done
             proxy.forgetRequests()
             try make()
-            try AutoLockTests.waitUntil("\(what) of the phone on the laptop", seconds: 10, arrived)
+            try await waitUntil("\(what) of the phone on the laptop", seconds: 10, arrived)
             usleep(1_500_000)  // time for a second sync, were the phone woken by its own change
             #expect(proxy.requests.filter { $0 == Self.state }.count == 1, "\(what): \(proxy.requests)")
         }
@@ -123,19 +123,19 @@ import TresorTestSupport
 
         let made = try browser.post("/api/folders", ["name": "Made on the web"])
         #expect(made.status == 201, "\(made.text)")
-        try AutoLockTests.waitUntil("the web's folder on the phone", seconds: 10) {
+        try await waitUntil("the web's folder on the phone", seconds: 10) {
             try SyncNoteFoldersTests.folders(phone) == ["Made on the web"]
         }
         let id = try #require(made.json?["id"] as? String)
         #expect(try browser.delete("/api/folders/\(id)").status == 204)
-        try AutoLockTests.waitUntil("the web's deletion on the phone", seconds: 10) { try SyncNoteFoldersTests.folders(phone).isEmpty }
+        try await waitUntil("the web's deletion on the phone", seconds: 10) { try SyncNoteFoldersTests.folders(phone).isEmpty }
 
         let iterations = try #require(try browser.get("/api/passphrase").json?["minimumIterations"] as? Int)
         let material = try WebLockedNotesTests.Material("e2e-web-passphrase", iterations: iterations, hint: "e2e web hint")
         #expect(try browser.post("/api/passphrase", material.json).status == 200)
-        try AutoLockTests.waitUntil("the web's passphrase and hint on the phone", seconds: 10) {
+        try await waitUntil("the web's passphrase and hint on the phone", seconds: 10) {
             (try? SyncNotePassphraseTests.hint(phone)) == "e2e web hint"
         }
-        try AutoLockTests.waitUntil("and on the laptop", seconds: 10) { (try? SyncNotePassphraseTests.hint(laptop)) == "e2e web hint" }
+        try await waitUntil("and on the laptop", seconds: 10) { (try? SyncNotePassphraseTests.hint(laptop)) == "e2e web hint" }
     }
 }

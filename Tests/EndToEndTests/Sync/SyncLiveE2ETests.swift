@@ -13,7 +13,7 @@ import TresorTestSupport
 
     /// Waits until both daemons hold the server's live-events stream open.
     static func waitUntilLive(_ devices: Harness...) throws {
-        try AutoLockTests.waitUntil("the live-events streams open") { try devices.allSatisfy { try status($0).live == true } }
+        try waitUntil("the live-events streams open") { try devices.allSatisfy { try status($0).live == true } }
         for device in devices {
             let shown = try device.tresor(["sync", "status"]).stdout
             #expect(shown.contains("Live:     listening to the server"), "tresor sync status says so too: \(shown)")
@@ -26,18 +26,18 @@ import TresorTestSupport
         try Self.waitUntilLive(laptop, phone)
 
         try SyncNowTests.add(laptop, service: "live.example.com", secret: "e2e-live-secret")
-        try AutoLockTests.waitUntil("the laptop's item on the phone") {
+        try await waitUntil("the laptop's item on the phone") {
             try SyncNowTests.secret(phone, service: "live.example.com") == "e2e-live-secret"
         }
         // And back: the phone's update reaches the laptop.
         try SyncNowTests.update(phone, service: "live.example.com", secret: "e2e-live-secret-2")
-        try AutoLockTests.waitUntil("the phone's update on the laptop") {
+        try await waitUntil("the phone's update on the laptop") {
             try SyncNowTests.secret(laptop, service: "live.example.com") == "e2e-live-secret-2"
         }
         // An item that does not sync stays.
         try SyncNowTests.add(laptop, service: "local.example.com", secret: "e2e-live-stays-here", synchronizable: false)
         try SyncNowTests.add(laptop, service: "marker.example.com", secret: "e2e-live-marker")
-        try AutoLockTests.waitUntil("the marker after it on the phone") {
+        try await waitUntil("the marker after it on the phone") {
             try SyncNowTests.secret(phone, service: "marker.example.com") == "e2e-live-marker"
         }
         #expect(try SyncNowTests.secret(phone, service: "local.example.com", synchronizable: false) == nil)
@@ -47,7 +47,7 @@ import TresorTestSupport
             _ = try SyncNowTests.syncNow(phone)
             _ = try SyncNowTests.syncNow(laptop)
         }
-        try AutoLockTests.waitUntil("the last of them on the phone") {
+        try await waitUntil("the last of them on the phone") {
             try SyncNowTests.secret(phone, service: "race2.example.com") == "e2e-race-2"
         }
 
@@ -73,14 +73,14 @@ import TresorTestSupport
             ],
             input: "e2e-while-locked\n")
         #expect(added.succeeded, "\(added.stderr)")
-        try AutoLockTests.waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
+        try await waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
         // The phone heard of it (its stream is open) but applies nothing while locked.
-        try AutoLockTests.waitUntil("the phone still listening") { try Self.status(phone).live == true }
+        try await waitUntil("the phone still listening") { try Self.status(phone).live == true }
         usleep(1_500_000)
         #expect(try SyncNowTests.secret(phone, service: "locked.example.com") == nil)
 
         #expect(try phone.tresor(["unlock", "--passcode-stdin"], input: SyncE2E.passcode + "\n").succeeded)
-        try AutoLockTests.waitUntil("the item on the phone after the unlock") {
+        try await waitUntil("the item on the phone after the unlock") {
             try SyncNowTests.secret(phone, service: "locked.example.com") == "e2e-while-locked"
         }
         #expect(try Self.status(phone).lastError == nil)
@@ -93,11 +93,11 @@ import TresorTestSupport
         try Self.waitUntilLive(laptop, phone)
 
         try SyncNowTests.add(laptop, service: "a.example.com", secret: "e2e-instance-a")
-        try AutoLockTests.waitUntil("the laptop's item on the phone, through the other instance") {
+        try await waitUntil("the laptop's item on the phone, through the other instance") {
             try SyncNowTests.secret(phone, service: "a.example.com") == "e2e-instance-a"
         }
         try SyncNowTests.add(phone, service: "b.example.com", secret: "e2e-instance-b")
-        try AutoLockTests.waitUntil("the phone's item on the laptop") {
+        try await waitUntil("the phone's item on the laptop") {
             try SyncNowTests.secret(laptop, service: "b.example.com") == "e2e-instance-b"
         }
     }
@@ -111,7 +111,7 @@ import TresorTestSupport
         #expect(live.contains("Sync:       ada on \(server), live") && !live.contains("last sync failed"), "\(live)")
         cluster.harnesses[0].stopDaemon()
         try SyncNowTests.add(laptop, service: "offline.example.com", secret: "e2e-offline-secret")
-        try AutoLockTests.waitUntil("the failure in sync status") {
+        try await waitUntil("the failure in sync status") {
             let status = try Self.status(laptop)
             return status.lastError != nil && status.live == false
         }
@@ -131,12 +131,12 @@ import TresorTestSupport
         try Self.waitUntilLive(laptop, phone)
         _ = try SyncE2E.sync(laptop, SyncDeviceInfo.self, ["remove", "phone", "--passcode-stdin"], input: SyncE2E.passcode + "\n")
         // No command on the phone: its stream (an event, or the keep-alive's deviceRemoved) tells it.
-        try AutoLockTests.waitUntil("the phone knows it was removed and stopped listening") {
+        try await waitUntil("the phone knows it was removed and stopped listening") {
             let status = try Self.status(phone)
             return status.state == .removed && status.live == false
         }
         try SyncNowTests.add(laptop, service: "after.example.com", secret: "e2e-after-removal")
-        try AutoLockTests.waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
+        try await waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
         #expect(try Self.status(laptop).lastError == nil)
     }
 
@@ -146,7 +146,7 @@ import TresorTestSupport
         try Self.waitUntilLive(laptop, phone)
         #expect(try SyncE2E.sync(phone, SyncStatusAnswer.self, ["leave"]).joined == false)
         try SyncNowTests.add(laptop, service: "after.example.com", secret: "e2e-after-leave")
-        try AutoLockTests.waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
+        try await waitUntil("the laptop sent it") { try Self.status(laptop).counters?.changesWaiting == 0 }
         usleep(1_500_000)
         #expect(try SyncNowTests.secret(phone, service: "after.example.com") == nil, "a device that left receives nothing")
         #expect(try Self.status(phone).joined == false)

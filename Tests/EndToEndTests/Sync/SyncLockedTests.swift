@@ -34,7 +34,7 @@ import TresorTestSupport
                 ],
                 input: secret + "\n")
             #expect(added.succeeded, "\(added.stderr)")
-            try AutoLockTests.waitUntil("the locked phone holds it") { try SyncLiveE2ETests.status(phone).heldWhileLocked == n + 1 }
+            try await waitUntil("the locked phone holds it") { try SyncLiveE2ETests.status(phone).heldWhileLocked == n + 1 }
         }
         #expect(try itemsOn(phone).isEmpty, "nothing is applied while locked")
         let shown = try phone.tresor(["sync", "status"])
@@ -56,8 +56,8 @@ import TresorTestSupport
         for server in cluster.harnesses { server.stopDaemon() }
 
         try Self.unlock(phone)
-        try AutoLockTests.waitUntil("the held items on the phone, with no server") { try Self.itemsOn(phone) == Self.items }
-        try AutoLockTests.waitUntil("the held pages gone") { try SyncLiveE2ETests.status(phone).heldWhileLocked == 0 }
+        try await waitUntil("the held items on the phone, with no server") { try Self.itemsOn(phone) == Self.items }
+        try await waitUntil("the held pages gone") { try SyncLiveE2ETests.status(phone).heldWhileLocked == 0 }
         #expect(!FileManager.default.fileExists(atPath: Self.heldPages(phone).path))
     }
 
@@ -73,7 +73,7 @@ import TresorTestSupport
         try file.write(to: Self.heldPages(phone))
 
         try Self.unlock(phone)
-        try AutoLockTests.waitUntil("the refusal in sync status") {
+        try await waitUntil("the refusal in sync status") {
             try SyncLiveE2ETests.status(phone).lastError?.contains("held while the keybag was locked") == true
         }
         let status = try SyncLiveE2ETests.status(phone)
@@ -102,7 +102,7 @@ import TresorTestSupport
         #expect(try SyncLiveE2ETests.status(phone).heldWhileLocked == 2)
 
         try Self.unlock(phone)
-        try AutoLockTests.waitUntil("the held items on the phone after the restart") { try Self.itemsOn(phone) == Self.items }
+        try await waitUntil("the held items on the phone after the restart") { try Self.itemsOn(phone) == Self.items }
         #expect(try SyncLiveE2ETests.status(phone).heldWhileLocked == 0)
     }
 
@@ -118,12 +118,12 @@ import TresorTestSupport
         #expect(try SyncLiveE2ETests.status(laptop).notesWaiting == 0)
         // An item's change makes the event the locked phone syncs at.
         try SyncNowTests.add(laptop, service: "event.example.com", secret: "e2e-locked-event")
-        try AutoLockTests.waitUntil("the note on the locked phone") {
+        try await waitUntil("the note on the locked phone") {
             try SyncNotesE2ETests.notes(phone)["Arrived while locked"]?.body == "Arrived while locked\ne2e-note-while-locked"
         }
         // The note may come with a sync the note's own change started, before the item's: the
         // item is waited for on its own.
-        try AutoLockTests.waitUntil("the item held, not applied") { try SyncLiveE2ETests.status(phone).heldWhileLocked == 1 }
+        try await waitUntil("the item held, not applied") { try SyncLiveE2ETests.status(phone).heldWhileLocked == 1 }
         #expect(try phone.status().keybag == .locked)
     }
 
@@ -143,8 +143,8 @@ import TresorTestSupport
                 input: secret)
             #expect(added.succeeded, "\(added.stderr)")
         }
-        try AutoLockTests.waitUntil("the laptop sent them", seconds: 180) { try SyncLiveE2ETests.status(laptop).counters?.changesWaiting == 0 }
-        try AutoLockTests.waitUntil("the limit in the phone's sync status", seconds: 180) {
+        try await waitUntil("the laptop sent them", seconds: 180) { try SyncLiveE2ETests.status(laptop).counters?.changesWaiting == 0 }
+        try await waitUntil("the limit in the phone's sync status", seconds: 180) {
             try SyncLiveE2ETests.status(phone).lastError?.contains("the most kept") == true
         }
         let held = try #require(try SyncLiveE2ETests.status(phone).heldWhileLocked)
@@ -154,7 +154,7 @@ import TresorTestSupport
         #expect(try SyncNowTests.secret(phone, service: "big0.example.com") == nil)
 
         try Self.unlock(phone)
-        try AutoLockTests.waitUntil("every item on the phone", seconds: 180) {
+        try await waitUntil("every item on the phone", seconds: 180) {
             try SyncNowTests.secret(phone, service: "big\(secrets.count - 1).example.com") == secrets.last
         }
         for (n, secret) in secrets.enumerated() { #expect(try SyncNowTests.secret(phone, service: "big\(n).example.com") == secret) }
@@ -180,11 +180,11 @@ import TresorTestSupport
         // A device the list the phone holds does not name yet.
         try admit(tablet, "tablet")
         try SyncNowTests.add(tablet, service: "tablet.example.com", secret: "e2e-from-the-tablet")
-        try AutoLockTests.waitUntil("the tablet sent it") { try SyncLiveE2ETests.status(tablet).counters?.changesWaiting == 0 }
-        try AutoLockTests.waitUntil("the locked phone holds the tablet's record") { try SyncLiveE2ETests.status(phone).heldWhileLocked ?? 0 >= 1 }
+        try await waitUntil("the tablet sent it") { try SyncLiveE2ETests.status(tablet).counters?.changesWaiting == 0 }
+        try await waitUntil("the locked phone holds the tablet's record") { try SyncLiveE2ETests.status(phone).heldWhileLocked ?? 0 >= 1 }
 
         try Self.unlock(phone)
-        try AutoLockTests.waitUntil("the tablet's item on the phone") {
+        try await waitUntil("the tablet's item on the phone") {
             try SyncNowTests.secret(phone, service: "tablet.example.com") == "e2e-from-the-tablet"
         }
         let status = try SyncLiveE2ETests.status(phone)
@@ -235,6 +235,6 @@ import TresorTestSupport
         #expect(try SyncNowTests.secret(phone, service: service) == nil)
 
         try Self.unlock(phone)
-        try AutoLockTests.waitUntil("the item on the phone after its first unlock") { try SyncNowTests.secret(phone, service: service) == secret }
+        try await waitUntil("the item on the phone after its first unlock") { try SyncNowTests.secret(phone, service: service) == secret }
     }
 }

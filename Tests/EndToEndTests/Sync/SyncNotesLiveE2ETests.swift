@@ -12,7 +12,7 @@ import TresorTestSupport
 @Suite(.blocksItsThread, .serialized, .enabled(if: TestPostgres.shouldRun)) struct SyncNotesLiveE2ETests {
     /// Waits up to 10 s until `device` holds a note titled `title` whose body is `body`.
     static func waitForNote(_ device: Harness, _ title: String, body: String, _ what: String) throws {
-        try AutoLockTests.waitUntil(what, seconds: 10) { try SyncNotesE2ETests.notes(device)[title]?.body == body }
+        try waitUntil(what, seconds: 10) { try SyncNotesE2ETests.notes(device)[title]?.body == body }
     }
 
     @Test func aNoteMadeOnOneDeviceIsOnTheOtherWithoutSyncNow() async throws {
@@ -33,7 +33,7 @@ import TresorTestSupport
         #expect(try SyncNotesE2ETests.notes(phone).keys.filter { $0.hasPrefix("Burst") }.count == 3)
 
         for device in [laptop, phone] {
-            try AutoLockTests.waitUntil("nothing waiting", seconds: 10) { try SyncLiveE2ETests.status(device).notesWaiting == 0 }
+            try await waitUntil("nothing waiting", seconds: 10) { try SyncLiveE2ETests.status(device).notesWaiting == 0 }
             let status = try SyncLiveE2ETests.status(device)
             #expect(status.lastError == nil, "\(status.lastError ?? "")")
             #expect(!device.daemonLog.contains("e2e-live-note"))
