@@ -65,6 +65,8 @@ package enum CompanionExecutable {
 
     /// The path of the executable `name`, if one is found: the one beside the running program,
     /// else the first on `PATH` (docs/SECURITY.md, "Applications using TresorKit").
+    /// - Parameter name: the executable's file name, such as ``daemon``.
+    /// - Returns: the path of one this process may execute, or nil.
     package static func path(_ name: String) -> String? {
         let me = ProcessImage.ownExecutablePath
         return path(

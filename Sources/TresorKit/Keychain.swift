@@ -82,6 +82,13 @@ public final class Keychain: Sendable {
 
     /// ``add(_:attributes:secret:)`` with the passcode the `tresor` tool gives to add to another
     /// application's group.
+    /// - Parameters:
+    ///   - itemClass: The item's class.
+    ///   - attributes: Every attribute of the new item.
+    ///   - secret: The secret to store.
+    ///   - passcode: The passcode, when the `tresor` tool adds to another application's group.
+    /// - Returns: The item as stored, with its id.
+    /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`, `passcodeRequired`…).
     package func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, passcode: String?) throws -> KeychainItem {
         try connections.use { try $0.addItem(itemClass, attributes: attributes, secret: secret, keychain: name, passcode: passcode) }
     }
@@ -98,6 +105,12 @@ public final class Keychain: Sendable {
 
     /// ``secret(_:passcode:)`` of the one item `query` names: `param` when several match (the
     /// `tresor` tool's `item get`, in one request).
+    /// - Parameters:
+    ///   - query: Which item.
+    ///   - passcode: Needed for `userPresence` items.
+    /// - Returns: The secret.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `param` when several do,
+    ///   `interactionNotAllowed`, `authFailed`…).
     package func onlySecret(_ query: ItemQuery, passcode: String? = nil) throws -> Data {
         try connections.use { try $0.secret(matching: query, keychain: name, passcode: passcode, unique: true) }
     }
@@ -130,7 +143,7 @@ public final class Keychain: Sendable {
     ///   - changes: The attributes to change (those set).
     ///   - passcode: Needed for `userPresence` items.
     /// - Returns: How many items changed.
-    /// - Throws: `APIError` (`duplicateItem` when two items would become alike…).
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `duplicateItem` when two items would become alike…).
     @discardableResult
     public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) throws -> Int {
         try connections.use { try $0.updateItems(matching: query, changes: changes, secret: secret, keychain: name, passcode: passcode) }
@@ -146,6 +159,12 @@ public final class Keychain: Sendable {
     }
 
     /// ``delete(_:)`` with the passcode the `tresor` tool gives to delete another application's items.
+    /// - Parameters:
+    ///   - query: Which items.
+    ///   - passcode: The passcode, or nil.
+    /// - Returns: How many were deleted.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `passcodeRequired`,
+    ///   `interactionNotAllowed`…).
     @discardableResult
     package func delete(_ query: ItemQuery, passcode: String?) throws -> Int {
         try connections.use { try $0.deleteItems(matching: query, keychain: name, passcode: passcode) }
@@ -156,6 +175,13 @@ public final class Keychain: Sendable {
 
 extension Keychain {
     /// ``add(_:secret:configure:)`` without blocking a Swift concurrency thread.
+    /// - Parameters:
+    ///   - item: The new item's class and primary-key attributes.
+    ///   - secret: The secret to store (`kSecValueData`).
+    ///   - configure: Sets more attributes, such as `accessible`; called at once, on the
+    ///     caller's task.
+    /// - Returns: The item as stored, with its id.
+    /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`…).
     @discardableResult
     public func add(_ item: ItemQuery, secret: Data, configure: @Sendable (inout ItemAttributes) -> Void = { _ in }) async throws -> KeychainItem {
         var attributes = item.attributes
@@ -164,27 +190,55 @@ extension Keychain {
     }
 
     /// ``add(_:attributes:secret:)`` without blocking a Swift concurrency thread.
+    /// - Parameters:
+    ///   - itemClass: The item's class.
+    ///   - attributes: Every attribute of the new item.
+    ///   - secret: The secret to store.
+    /// - Returns: The item as stored, with its id.
+    /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed`…).
     @discardableResult
     public func add(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data) async throws -> KeychainItem {
         try await offloaded { try self.add(itemClass, attributes: attributes, secret: secret) }
     }
 
     /// ``secret(_:passcode:)`` without blocking a Swift concurrency thread.
+    /// - Parameters:
+    ///   - query: Which item.
+    ///   - passcode: Needed for `userPresence` items.
+    /// - Returns: The secret of the first matching item.
+    /// - Throws: `APIError` (`itemNotFound`, `interactionNotAllowed`, `authFailed`…).
     public func secret(_ query: ItemQuery, passcode: String? = nil) async throws -> Data {
         try await offloaded { try self.secret(query, passcode: passcode) }
     }
 
     /// ``attributes(_:)`` without blocking a Swift concurrency thread.
+    /// - Parameter query: Which items.
+    /// - Returns: Their attributes.
+    /// - Throws: `APIError`: `itemNotFound` when none matches, `interactionNotAllowed`…
     public func attributes(_ query: ItemQuery) async throws -> [ItemAttributes] {
         try await offloaded { try self.attributes(query) }
     }
 
     /// ``items(_:passcode:)`` without blocking a Swift concurrency thread.
+    /// - Parameters:
+    ///   - query: Which items, and what of them.
+    ///   - passcode: Needed for the secrets of `userPresence` items.
+    /// - Returns: The items.
+    /// - Throws: `APIError`: `itemNotFound` when none matches, `interactionNotAllowed`,
+    ///   `authFailed`…
     public func items(_ query: ItemQuery, passcode: String? = nil) async throws -> [KeychainItem] {
         try await offloaded { try self.items(query, passcode: passcode) }
     }
 
     /// ``update(_:secret:changes:passcode:)`` without blocking a Swift concurrency thread.
+    /// - Parameters:
+    ///   - query: Which items.
+    ///   - secret: The new secret, or nil to keep each item's.
+    ///   - changes: The attributes to change (those set).
+    ///   - passcode: Needed for `userPresence` items.
+    /// - Returns: How many items changed.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `duplicateItem` when two items
+    ///   would become alike…).
     @discardableResult
     public func update(_ query: ItemQuery, secret: Data? = nil, changes: ItemAttributes = ItemAttributes(), passcode: String? = nil) async throws
         -> Int
@@ -193,6 +247,9 @@ extension Keychain {
     }
 
     /// ``delete(_:)`` without blocking a Swift concurrency thread.
+    /// - Parameter query: Which items.
+    /// - Returns: How many were deleted.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `interactionNotAllowed`…).
     @discardableResult
     public func delete(_ query: ItemQuery) async throws -> Int {
         try await offloaded { try self.delete(query) }
@@ -201,6 +258,12 @@ extension Keychain {
 
 extension ItemQuery {
     /// A generic password by service and account (`kSecClassGenericPassword`).
+    /// - Parameters:
+    ///   - service: The service (`kSecAttrService`).
+    ///   - account: The account, or nil for any.
+    ///   - accessGroup: The access group, or nil for every group the caller may use (when
+    ///     adding: its default group).
+    /// - Returns: A query for items of that service and account.
     public static func genericPassword(service: String, account: String? = nil, accessGroup: String? = nil) -> ItemQuery {
         var attributes = ItemAttributes()
         attributes.service = service
@@ -210,6 +273,15 @@ extension ItemQuery {
     }
 
     /// An internet password by server and the other parts of its primary key you know.
+    /// - Parameters:
+    ///   - server: The server's host name (`kSecAttrServer`).
+    ///   - account: The account, or nil for any.
+    ///   - protocol: The protocol (`kSecAttrProtocol`), or nil for any.
+    ///   - port: The port, or nil for any.
+    ///   - path: The path on the server, or nil for any.
+    ///   - accessGroup: The access group, or nil for every group the caller may use (when
+    ///     adding: its default group).
+    /// - Returns: A query for items with those attributes.
     public static func internetPassword(
         server: String, account: String? = nil, protocol: String? = nil, port: Int? = nil, path: String? = nil,
         accessGroup: String? = nil
@@ -225,6 +297,12 @@ extension ItemQuery {
     }
 
     /// A key by its application tag (`kSecAttrApplicationTag`).
+    /// - Parameters:
+    ///   - applicationTag: The tag.
+    ///   - keyClass: Public, private or symmetric, or nil for any.
+    ///   - accessGroup: The access group, or nil for every group the caller may use (when
+    ///     adding: its default group).
+    /// - Returns: A query for keys with that tag.
     public static func key(applicationTag: Data, keyClass: ItemAttributes.KeyClass? = nil, accessGroup: String? = nil) -> ItemQuery {
         var attributes = ItemAttributes()
         attributes.applicationTag = applicationTag
@@ -234,6 +312,11 @@ extension ItemQuery {
     }
 
     /// A certificate by label (its subject's common name unless set otherwise).
+    /// - Parameters:
+    ///   - label: The label, or nil for any certificate.
+    ///   - accessGroup: The access group, or nil for every group the caller may use (when
+    ///     adding: its default group).
+    /// - Returns: A query for certificates with that label.
     public static func certificate(label: String? = nil, accessGroup: String? = nil) -> ItemQuery {
         var attributes = ItemAttributes()
         attributes.label = label

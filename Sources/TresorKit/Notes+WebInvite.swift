@@ -6,7 +6,8 @@ extension Notes {
     /// the code to hand to them once. The name is case-folded; a taken name is `conflict`.
     /// - Parameter name: the login name the invite registers.
     /// - Returns: the invite, with its code and expiry.
-    /// - Throws: ``TresorClientError`` with `param` (not a valid name) or `conflict` (taken).
+    /// - Throws: `APIError` with `param` (not a valid name, or `local`) or `conflict` (taken); ``TresorClientError``
+    ///   when the daemon cannot be reached.
     public func inviteWebAccount(name: String) throws -> WebInvite {
         try client.call("POST", Route.webInvites, WebInviteRequest(name: name))
     }

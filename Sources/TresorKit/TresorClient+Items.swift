@@ -3,7 +3,17 @@ import TresorModel
 import TresorProtocol
 
 extension TresorClient {
-    /// `SecItemAdd`: stores a new item in the login keychain.
+    /// `SecItemAdd`: stores a new item in the login keychain, or the keychain called `keychain`.
+    /// - Parameters:
+    ///   - itemClass: the item's class.
+    ///   - attributes: its attributes; those left unset take their defaults (the caller's
+    ///     default group, `whenUnlocked`).
+    ///   - secret: the secret, at most 256 KiB.
+    ///   - keychain: a keychain the user created, or nil for the login keychain.
+    ///   - passcode: the passcode, when the `tresor` tool adds to another application's group.
+    /// - Returns: the item as stored, with its id and every attribute, never its secret.
+    /// - Throws: `APIError` (`duplicateItem`, `interactionNotAllowed` while its class is locked,
+    ///   `param` for a bad attribute, `readOnly` for System Roots, `noSuchKeychain`).
     package func addItem(_ itemClass: ItemClass, attributes: ItemAttributes, secret: Data, keychain: String? = nil, passcode: String? = nil) throws
         -> KeychainItem
     {
@@ -13,6 +23,14 @@ extension TresorClient {
     }
 
     /// `SecItemCopyMatching`. `passcode` reveals secrets that need user presence.
+    /// - Parameters:
+    ///   - query: which items, and what of them (`limit`, `returnData`, `returnAttributes`).
+    ///   - keychain: a keychain the user created, or nil for the login keychain.
+    ///   - passcode: the passcode, for the secrets of `userPresence` items.
+    /// - Returns: the matching items.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `interactionNotAllowed` while
+    ///   their class is locked, `passcodeRequired` or `authFailed` for a secret that needs the
+    ///   user present).
     package func items(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> [KeychainItem] {
         let response: ItemsResponse = try call(
             "POST", Route.searchItems, SearchItemsRequest(keychain: keychain, query: query, passcode: passcode))
@@ -23,6 +41,15 @@ extension TresorClient {
     /// (its `limit`, `returnData` and `returnAttributes` are ignored). Asked as
     /// `GET /v1/items/secret`, without JSON, when the query's attributes are all text or integers
     /// (`ItemSecretQuery`); otherwise, or with a `passcode`, through `POST /v1/items/search`.
+    /// - Parameters:
+    ///   - query: which item.
+    ///   - keychain: a keychain the user created, or nil for the login keychain.
+    ///   - passcode: the passcode, for a `userPresence` item's secret.
+    ///   - unique: the secret only if exactly one item matches, so a script never gets the
+    ///     wrong one.
+    /// - Returns: the secret.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `param` when several match and
+    ///   `unique` is set, `interactionNotAllowed`, `passcodeRequired`, `authFailed`).
     package func secret(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil, unique: Bool = false) throws -> Data {
         if passcode == nil, let path = ItemSecretQuery.path(for: query, keychain: keychain, unique: unique) {
             return try callRaw("GET", path).body
@@ -36,6 +63,12 @@ extension TresorClient {
     /// `limit`, `returnData` and `returnAttributes` are ignored). Asked as
     /// `GET /v1/items/attributes`, without JSON, when the query's attributes are all text or
     /// integers (`ItemSecretQuery`); otherwise through `POST /v1/items/search`.
+    /// - Parameters:
+    ///   - query: which items.
+    ///   - keychain: a keychain the user created, or nil for the login keychain.
+    /// - Returns: their attributes.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `interactionNotAllowed`), or
+    ///   ``TresorClientError/protocolError(_:)`` when the answer is not the documented bytes.
     package func attributes(matching query: ItemQuery, keychain: String? = nil) throws -> [ItemAttributes] {
         if let path = ItemSecretQuery.attributesPath(for: query, keychain: keychain) {
             let body = try callRaw("GET", path).body
@@ -50,7 +83,16 @@ extension TresorClient {
         return try items(matching: query, keychain: keychain).compactMap(\.attributes)
     }
 
-    /// `SecItemUpdate`: returns how many items changed.
+    /// `SecItemUpdate`: returns how many items changed. All or nothing.
+    /// - Parameters:
+    ///   - query: which items (every match, whatever its `limit`).
+    ///   - changes: the attributes to change (those set).
+    ///   - secret: the new secret, or nil to keep each item's.
+    ///   - keychain: a keychain the user created, or nil for the login keychain.
+    ///   - passcode: the passcode, where the change needs the user present.
+    /// - Returns: how many items changed.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `duplicateItem` when two items
+    ///   would become alike, `interactionNotAllowed`, `passcodeRequired`, `readOnly`).
     @discardableResult
     package func updateItems(
         matching query: ItemQuery, changes: ItemAttributes, secret: Data? = nil, keychain: String? = nil, passcode: String? = nil
@@ -62,6 +104,13 @@ extension TresorClient {
     }
 
     /// `SecItemDelete`: returns how many items were deleted.
+    /// - Parameters:
+    ///   - query: which items (every match, whatever its `limit`).
+    ///   - keychain: a keychain the user created, or nil for the login keychain.
+    ///   - passcode: the passcode, when the `tresor` tool deletes another application's items.
+    /// - Returns: how many items were deleted.
+    /// - Throws: `APIError` (`itemNotFound` when none matches, `interactionNotAllowed`,
+    ///   `passcodeRequired`, `readOnly` for System Roots).
     @discardableResult
     package func deleteItems(matching query: ItemQuery, keychain: String? = nil, passcode: String? = nil) throws -> Int {
         let response: CountResponse = try call("POST", Route.deleteItems, DeleteItemsRequest(keychain: keychain, query: query, passcode: passcode))

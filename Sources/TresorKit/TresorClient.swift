@@ -87,16 +87,33 @@ public final class TresorClient: Sendable {
 
     // MARK: Keybag
 
-    /// The daemon's and the keybag's state.
+    /// The daemon's and the keybag's state. Asking is not activity: polling it never keeps
+    /// the keybag from auto-locking (docs/API.md, "Auto-lock and holds").
+    /// - Returns: the login keybag's lock state, passcode and failed attempts, the created
+    ///   keychains' states, auto-lock and its holds; a damaged keybag shows here (`problem`)
+    ///   rather than as an error.
+    /// - Throws: ``TresorClientError`` when the daemon cannot be reached or does not answer.
     public func status() throws -> DaemonStatus { try call("GET", Route.status) }
 
     /// Creates the keybag of a new home, with a passcode or (nil) without one.
+    /// - Parameter passcode: the new keybag's passcode, or nil for none.
+    /// - Returns: the daemon's status, the new keybag unlocked.
+    /// - Throws: `APIError` (`alreadyInitialized` for a home that has a keybag, even a damaged
+    ///   one; `param` for an empty or over-long passcode), or ``TresorClientError``.
     @discardableResult
     public func initialize(passcode: String?) throws -> DaemonStatus {
         try call("POST", Route.initialize, InitRequest(passcode: passcode))
     }
 
     /// Unlocks the login keybag, or the keychain called `keychain`.
+    /// - Parameters:
+    ///   - passcode: its passcode, or nil when it has none.
+    ///   - keychain: a keychain the user created, or nil for the login keybag (which unlocks
+    ///     no created keychain).
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` (`authFailed` for a wrong passcode, counted; `throttled` while a
+    ///   wait runs after too many; `passcodeRequired` for nil when one is set;
+    ///   `noSuchKeychain`, `notInitialized`), or ``TresorClientError``.
     @discardableResult
     public func unlock(passcode: String?, keychain: String? = nil) throws -> DaemonStatus {
         try call("POST", Route.unlock, UnlockRequest(passcode: passcode, keychain: keychain))
@@ -105,19 +122,39 @@ public final class TresorClient: Sendable {
     /// Unlocks like ``unlock(passcode:keychain:)`` and opens a terminal session: for `seconds`
     /// (at most an hour), the `tresor` tool run from this process's terminal reveals secrets of
     /// that keychain without asking for the passcode again. For the `tresor` tool only.
+    /// - Parameters:
+    ///   - passcode: its passcode.
+    ///   - keychain: a keychain the user created, or nil for the login keybag.
+    ///   - terminalSessionSeconds: how long the terminal session lasts, 1 s to an hour.
+    /// - Returns: the daemon's status, with the session in `terminalSessions`.
     /// - Throws: `APIError` (`param` without a terminal, `noPasscodeSet`, `authFailed`…).
     @discardableResult
     package func unlock(passcode: String?, keychain: String? = nil, terminalSessionSeconds: Int) throws -> DaemonStatus {
         try call("POST", Route.unlock, UnlockRequest(passcode: passcode, keychain: keychain, terminalSessionSeconds: terminalSessionSeconds))
     }
 
-    /// Locks every keychain, or only the one called `keychain`.
+    /// Locks every keychain, or only the one called `keychain`. Locking the login keybag also
+    /// ends the notes' secure sessions and the local account's web sessions.
+    /// - Parameter keychain: `login` or a keychain the user created; nil locks every one, as
+    ///   auto-lock does.
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` (`noSuchKeychain`, `notInitialized`), or ``TresorClientError``.
     @discardableResult
     public func lock(keychain: String? = nil) throws -> DaemonStatus {
         try call("POST", Route.lock, LockRequest(keychain: keychain))
     }
 
-    /// Sets a first passcode (`current` nil) or changes it. Re-wraps class keys only.
+    /// Sets a first passcode (`current` nil) or changes it. Re-wraps class keys only: no item
+    /// is re-encrypted, and a crash leaves the old or the new passcode working.
+    /// - Parameters:
+    ///   - current: the passcode now, or nil to set a first one (a created keychain always
+    ///     needs it).
+    ///   - new: the new passcode.
+    ///   - keychain: a keychain the user created, or nil for the login keybag.
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` (`authFailed` for a wrong `current`, counted; `passcodeRequired`
+    ///   without it when one is set; `throttled`; `param` for an empty or over-long `new`),
+    ///   or ``TresorClientError``.
     @discardableResult
     public func changePasscode(current: String?, new: String, keychain: String? = nil) throws -> DaemonStatus {
         try call("POST", Route.changePasscode, ChangePasscodeRequest(current: current, new: new, keychain: keychain))
@@ -171,12 +208,21 @@ public final class TresorClient: Sendable {
     // MARK: Keychains
 
     /// Every keychain and its lock state: login, the ones created, System Roots.
+    /// - Returns: login first, then the created keychains by name, then System Roots
+    ///   (docs/API.md, "Created keychains").
+    /// - Throws: ``TresorClientError`` when the daemon cannot be reached.
     public func keychains() throws -> [KeychainSummary] {
         let response: KeychainsResponse = try call("GET", Route.keychains)
         return response.keychains
     }
 
     /// Creates a keychain with its own passcode (the `tresor` CLI only).
+    /// - Parameters:
+    ///   - name: 1 to 64 letters, digits, `.`, `_` or `-`, not `login`.
+    ///   - passcode: its passcode; a created keychain always has one.
+    /// - Returns: every keychain, the new one unlocked.
+    /// - Throws: `APIError` (`param` for a bad name, `duplicateItem` for a taken one,
+    ///   `notInitialized`, `missingEntitlement` for any caller but the CLI).
     @discardableResult
     public func createKeychain(name: String, passcode: String) throws -> [KeychainSummary] {
         let response: KeychainsResponse = try call("POST", Route.keychains, CreateKeychainRequest(name: name, passcode: passcode))
@@ -184,13 +230,24 @@ public final class TresorClient: Sendable {
     }
 
     /// Deletes a created keychain and its items (the `tresor` CLI only).
+    /// - Parameters:
+    ///   - name: the keychain.
+    ///   - passcode: its passcode, needed whatever its lock state.
+    /// - Returns: every keychain left.
+    /// - Throws: `APIError` (`authFailed` for a wrong passcode, counted on its own counter;
+    ///   `noSuchKeychain`; `param` for `login`; `missingEntitlement` for any caller but the CLI).
     @discardableResult
     public func deleteKeychain(name: String, passcode: String) throws -> [KeychainSummary] {
         let response: KeychainsResponse = try call("POST", Route.deleteKeychain, DeleteKeychainRequest(name: name, passcode: passcode))
         return response.keychains
     }
 
-    /// Removes the passcode; `whenPasscodeSetThisDeviceOnly` secrets are destroyed.
+    /// Removes the passcode; `whenPasscodeSetThisDeviceOnly` secrets are destroyed, and so is
+    /// the login link. The login keybag only.
+    /// - Parameter current: the passcode now.
+    /// - Returns: the daemon's status.
+    /// - Throws: `APIError` (`authFailed` for a wrong passcode, counted; `noPasscodeSet`;
+    ///   `throttled`), or ``TresorClientError``.
     @discardableResult
     public func removePasscode(current: String) throws -> DaemonStatus {
         try call("POST", Route.removePasscode, RemovePasscodeRequest(current: current))
@@ -199,7 +256,11 @@ public final class TresorClient: Sendable {
     // MARK: Auto-lock holds
 
     /// Keeps the keybag from auto-locking while this client stays connected, for `reason`
-    /// (shown in `tresor status`).
+    /// (shown in `tresor status`). The hold ends with ``releaseHold(_:)`` or when the client is
+    /// released; meanwhile the daemon keeps this connection open however long it is idle.
+    /// - Parameter reason: why, 1 to 200 characters without control characters.
+    /// - Returns: the hold, with its id.
+    /// - Throws: `APIError` (`param` for a bad reason), or ``TresorClientError``.
     public func holdAutoLock(reason: String) throws -> Hold {
         let hold: Hold = try call("POST", Route.holds, HoldRequest(reason: reason))
         connection.withLock { $0.holds += 1 }
@@ -215,6 +276,8 @@ public final class TresorClient: Sendable {
     }
 
     /// The daemon's view of its own environment (tracer, core dumps, uid…).
+    /// - Returns: its findings, as `tresor doctor` shows them.
+    /// - Throws: ``TresorClientError`` when the daemon cannot be reached.
     public func doctor() throws -> DoctorReport { try call("GET", Route.doctor) }
 
     // MARK: Transport

@@ -4,6 +4,8 @@ import TresorModel
 /// The JSON conventions of the API, used by the daemon and every client: dates as seconds
 /// since 1970, binary values as Base64 strings (a transport encoding, not protection).
 public enum APICoding {
+    /// A new encoder for the API's JSON: dates as seconds since 1970, binary values as Base64,
+    /// keys sorted.
     public static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
@@ -12,6 +14,7 @@ public enum APICoding {
         return encoder
     }
 
+    /// A new decoder for the API's JSON: dates as seconds since 1970, binary values as Base64.
     public static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970

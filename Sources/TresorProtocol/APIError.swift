@@ -3,6 +3,7 @@ import TresorModel
 /// What the daemon answers instead of a result: a closed set of codes, each mapped to
 /// Apple's `OSStatus` where one exists, so code ported from Apple platforms keeps its checks.
 public struct APIError: Codable, Error, Equatable, Sendable {
+    /// What went wrong, from the closed list of ``Code``: what programs match on.
     public var code: Code
     /// Human-readable and free of secrets.
     public var message: String
@@ -19,6 +20,15 @@ public struct APIError: Codable, Error, Equatable, Sendable {
     /// `conflict` for a save made from an older revision of a locked note: the stored one.
     public var revision: Int64?
 
+    /// Makes an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: the words for people: no secret, no quoted input.
+    ///   - retryAfterSeconds: the seconds until another passcode or passphrase attempt is taken.
+    ///   - lock: for `passphraseRequired`, how the note is locked.
+    ///   - hint: for `wrongPassphrase` and a notes `throttled`, the account's passphrase hint.
+    ///   - failedAttempts: for `wrongPassphrase`, the consecutive wrong entries.
+    ///   - revision: for `conflict` on a locked note saved from an older revision, the stored one.
     public init(
         _ code: Code, _ message: String, retryAfterSeconds: Int? = nil, lock: LockInfo? = nil, hint: String? = nil,
         failedAttempts: Int? = nil, revision: Int64? = nil
@@ -35,6 +45,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
     /// The `OSStatus` Apple's Security framework returns for the same failure.
     public var osStatus: Int32? { code.osStatus }
 
+    /// An error's code. Each has one HTTP status and, where Apple's Security framework has one,
+    /// the same `OSStatus` (docs/API.md, "Errors"). New codes may appear within a version.
     public enum Code: String, Codable, Sendable, CaseIterable {
         /// Malformed request or invalid parameter (`errSecParam`).
         case param
@@ -67,7 +79,8 @@ public struct APIError: Codable, Error, Equatable, Sendable {
         case duplicateItem
         /// No item matches (`errSecItemNotFound`).
         case itemNotFound
-        /// An item's stored data is damaged or was altered (`errSecDecode`).
+        /// An item's stored data, a note or an attachment does not decrypt — damaged or altered
+        /// on disk —, or a backup file is not a whole, unchanged Tresor backup (`errSecDecode`).
         case decode
         /// The keychain cannot be changed (`errSecReadOnly`).
         case readOnly
@@ -113,11 +126,14 @@ public struct APIError: Codable, Error, Equatable, Sendable {
 
         /// A code this client does not know reads as `internal`: error codes may grow within
         /// an API version (docs/API.md, "Versioning").
+        /// - Parameter decoder: the decoder to read from.
+        /// - Throws: `DecodingError` when the value is not a string.
         public init(from decoder: Decoder) throws {
             let raw = try decoder.singleValueContainer().decode(String.self)
             self = Code(rawValue: raw) ?? .internal
         }
 
+        /// The `OSStatus` of ``securityStatus``, as a number (`-25300`); nil when there is none.
         public var osStatus: Int32? { securityStatus?.rawValue }
 
         /// The Security framework status for this failure; nil for failures that have no
@@ -149,11 +165,14 @@ public struct APIError: Codable, Error, Equatable, Sendable {
 }
 
 extension APIError: CustomStringConvertible {
+    /// The error's ``message``.
     public var description: String { message }
 }
 
 /// The body of every error response: `{"error": {...}}`.
 public struct ErrorResponse: Codable, Sendable {
+    /// The error.
     public var error: APIError
+    /// Makes an error body; the parameter is the property of the same name.
     public init(error: APIError) { self.error = error }
 }

@@ -15,7 +15,7 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
     public var item: String
     /// What the application asks to do with the item; nil (a daemon that does not say) is a read.
     public var access: SecretAccess?
-    /// Seconds since the Unix epoch.
+    /// When the application asked, in seconds since the Unix epoch.
     public var created: Double
     /// The process that asks, then its parent, its parent's parent… as the daemon read them
     /// when it asked (nil from a daemon that does not say).
@@ -24,6 +24,7 @@ public struct ApprovalRequest: Codable, Sendable, Equatable {
     /// process may be speaking on): why. The executable above is then only what the bus names.
     public var unverifiedIdentity: String?
 
+    /// Makes an approval request; the parameters are the properties of the same names.
     public init(
         id: String, application: String, executable: String, item: String, access: SecretAccess? = nil, created: Double,
         processes: [ApprovalProcess]? = nil, unverifiedIdentity: String? = nil
@@ -74,27 +75,37 @@ extension ApprovalRequest {
 
 /// `POST /v1/approvals/next`: how long to wait for a request (1–60 s, default 25).
 public struct NextApprovalRequest: Codable, Sendable, Equatable {
+    /// How long to wait for a request, 1 to 60 seconds; nil: 25.
     public var waitSeconds: Int?
+    /// Makes a wait request; the parameter is the property of the same name.
     public init(waitSeconds: Int? = nil) { self.waitSeconds = waitSeconds }
 }
 
 /// `POST /v1/approvals/next`'s answer: a request, or none within the wait.
 public struct NextApprovalResponse: Codable, Sendable, Equatable {
+    /// The next application waiting; nil when none asked within the wait.
     public var request: ApprovalRequest?
+    /// Makes the answer; the parameter is the property of the same name.
     public init(request: ApprovalRequest?) { self.request = request }
 }
 
 /// `POST /v1/approvals/answer`: allowing needs the passcode — it is what proves the user is
 /// there; refusing does not.
 public struct ApprovalAnswer: Codable, Sendable, Equatable {
+    /// The request's `id`, as `POST /v1/approvals/next` gave it (`404 notFound` when the
+    /// application stopped waiting).
     public var id: String
+    /// `true` allows the request (with `passcode`), `false` refuses it.
     public var allow: Bool
+    /// The keybag passcode: required to allow (`401 passcodeRequired` without it; counted when
+    /// wrong, as at unlock).
     public var passcode: String?
     /// Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember
     /// it under the same parent processes for this many seconds ("for this session") instead of
-    /// allowing one read. Nil, or for any other request: once.
+    /// allowing one read; 1 second to 366 days. Nil, or for any other request: once.
     public var rememberSeconds: Int?
 
+    /// Makes an answer; the parameters are the properties of the same names.
     public init(id: String, allow: Bool, passcode: String? = nil, rememberSeconds: Int? = nil) {
         self.id = id
         self.allow = allow

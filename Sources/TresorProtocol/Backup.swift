@@ -6,16 +6,17 @@ import TresorModel
 
 /// `POST /v1/backup/create`: writes a backup of the whole home to `path`.
 public struct BackupCreateRequest: Codable, Sendable {
-    /// An absolute path; the file is written as `path.partial`, then renamed.
+    /// An absolute path outside the home; the file is written as `path.partial`, then renamed.
     public var path: String
-    /// The backup passphrase.
+    /// The backup passphrase, 1 to 4,096 bytes of UTF-8.
     public var passphrase: String
     /// The keybag passcode: exporting every secret needs the user (not needed when the CLI's
     /// session already proved the user present).
     public var passcode: String?
-    /// scrypt's work factor, log2(N) (default 18, the one `age -p` uses).
+    /// scrypt's work factor, log2(N): 14 to 20 (default 18, the one `age -p` uses).
     public var workFactor: Int?
 
+    /// Makes a create request; the parameters are the properties of the same names.
     public init(path: String, passphrase: String, passcode: String? = nil, workFactor: Int? = nil) {
         self.path = path
         self.passphrase = passphrase
@@ -26,9 +27,12 @@ public struct BackupCreateRequest: Codable, Sendable {
 
 /// `POST /v1/backup/verify`: reads a backup file to its end with its passphrase; changes nothing.
 public struct BackupVerifyRequest: Codable, Sendable {
+    /// The backup file's absolute path.
     public var path: String
+    /// The backup passphrase (1 to 4,096 bytes); a wrong one is `401 authFailed`.
     public var passphrase: String
 
+    /// Makes a verify request; the parameters are the properties of the same names.
     public init(path: String, passphrase: String) {
         self.path = path
         self.passphrase = passphrase
@@ -38,10 +42,13 @@ public struct BackupVerifyRequest: Codable, Sendable {
 /// `POST /v1/backup/restore`: restores a backup file into the home (unlocked), or says what it
 /// would do (`dryRun`).
 public struct BackupRestoreRequest: Codable, Sendable {
+    /// The backup file's absolute path.
     public var path: String
+    /// The backup passphrase (1 to 4,096 bytes); a wrong one is `401 authFailed`.
     public var passphrase: String
     /// The keybag passcode (a restore changes every item).
     public var passcode: String?
+    /// `true` checks and reports what a restore would do, and changes nothing; nil: `false`.
     public var dryRun: Bool?
     /// What to do with what the home holds in another version (default `skip`).
     public var onConflict: ConflictPolicy?
@@ -51,6 +58,7 @@ public struct BackupRestoreRequest: Codable, Sendable {
     /// The applications and accounts the user allowed it to add or restore into (default: none).
     public var consent: RestoreConsent?
 
+    /// Makes a restore request; the parameters are the properties of the same names.
     public init(
         path: String, passphrase: String, passcode: String? = nil, dryRun: Bool = false, onConflict: ConflictPolicy = .skip,
         everyEntry: Bool = true, consent: RestoreConsent = .none
@@ -108,23 +116,30 @@ public enum BackupReason: String, Codable, CaseIterable, Sendable {
 
 /// What one report line is about.
 public enum BackupEntryKind: String, Codable, CaseIterable, Sendable {
+    /// One value for each kind of thing a backup holds: a keychain item, a registered application,
+    /// an account, a notes passphrase, a folder, a note, an attachment.
     case item, application, account, passphrase, folder, note, attachment
 }
 
 /// One thing of the home or the backup, and what became of it.
 public struct BackupReportEntry: Codable, Equatable, Sendable {
+    /// What the entry is about.
     public var kind: BackupEntryKind
+    /// Its id: an item's, an application's, an account's, a note's…
     public var id: String
     /// An item's keychain.
     public var keychain: String?
     /// What people recognise it by: an item's class and identifying attributes, a note's
     /// title, an attachment's name. Never a secret.
     public var description: String
+    /// What became of it.
     public var outcome: BackupOutcome
+    /// Why it was left out or skipped; nil when nothing needs saying.
     public var reason: BackupReason?
     /// More words on the reason (which rule an invalid record broke).
     public var detail: String?
 
+    /// Makes a report entry; the parameters are the properties of the same names.
     public init(
         kind: BackupEntryKind, id: String, keychain: String? = nil, description: String, outcome: BackupOutcome,
         reason: BackupReason? = nil, detail: String? = nil
@@ -143,11 +158,13 @@ public struct BackupReportEntry: Codable, Equatable, Sendable {
 public struct BackupReport: Codable, Equatable, Sendable {
     /// `create`, `verify`, `restore` or `dry-run`.
     public var operation: String
+    /// The backup file's path, as the request gave it.
     public var path: String
     /// The backup file's size.
     public var bytes: Int
     /// When the backup was made.
     public var created: Date?
+    /// The backup's scrypt work factor, log2(N).
     public var workFactor: Int?
     /// Whether the backup was made in this home (its `…ThisDeviceOnly` items restore here).
     public var sameHome: Bool?
@@ -158,6 +175,7 @@ public struct BackupReport: Codable, Equatable, Sendable {
     /// what was left out. Verify: what the backup left out.
     public var entries: [BackupReportEntry]
 
+    /// Makes a report; the parameters are the properties of the same names.
     public init(
         operation: String, path: String, bytes: Int = 0, created: Date? = nil, workFactor: Int? = nil, sameHome: Bool? = nil,
         counts: [String: [String: Int]] = [:], entries: [BackupReportEntry] = []
@@ -188,15 +206,18 @@ public struct BackupReport: Codable, Equatable, Sendable {
 
 /// `POST /v1/backup/progress`: where the backup, verification or restore in flight stands.
 public struct BackupProgress: Codable, Equatable, Sendable {
+    /// Whether a backup operation is in flight.
     public var running: Bool
     /// `create`, `verify` or `restore`.
     public var operation: String?
-    /// Bytes of the backup file written or read so far, and in all (0 when not known yet).
+    /// Bytes of the backup file written or read so far.
     public var bytesDone: Int
+    /// The backup file's size in bytes, when known; 0 until then.
     public var bytesTotal: Int
     /// Items, notes and attachments handled so far.
     public var itemsDone: Int
 
+    /// Makes a progress report; the parameters are the properties of the same names.
     public init(running: Bool, operation: String? = nil, bytesDone: Int = 0, bytesTotal: Int = 0, itemsDone: Int = 0) {
         self.running = running
         self.operation = operation

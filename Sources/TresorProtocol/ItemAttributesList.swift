@@ -21,6 +21,7 @@ public enum ItemAttributesList {
 
     /// The bytes are not an answer of this layout.
     public struct Malformed: Error, CustomStringConvertible {
+        /// What is wrong with the bytes, in words.
         public let description: String
     }
 

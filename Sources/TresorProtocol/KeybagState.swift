@@ -4,8 +4,10 @@ public enum KeybagState: String, Codable, Sendable {
     case notInitialized
     /// The keybag file cannot be read (`DaemonStatus.problem` says why).
     case damaged
-    /// Not unlocked since the daemon started: nothing is readable, not even notes.
+    /// Not unlocked since the daemon started: only the `always…` keys are in memory, so nothing
+    /// else is readable, not even notes.
     case lockedSinceStart
+    /// Unlocked: every class key is in memory.
     case unlocked
     /// Locked after an unlock: `afterFirstUnlock` keys (notes) stay available.
     case locked

@@ -10,9 +10,10 @@ extension Route {
 /// the bus, on a program's first use) asks of the daemon already running for its home, started
 /// before that session had a bus (at login, by the PAM module).
 public struct SecretServiceBusRequest: Codable, Sendable, Equatable {
-    /// The bus's address, as `DBUS_SESSION_BUS_ADDRESS` gives it.
+    /// The bus's address, as `DBUS_SESSION_BUS_ADDRESS` gives it (a `unix:` address).
     public var address: String
 
+    /// Makes a bus request; the parameter is the property of the same name.
     public init(address: String) { self.address = address }
 }
 
@@ -23,6 +24,7 @@ public struct SecretServiceBusAnswer: Codable, Sendable, Equatable {
     /// Whether this request started it; false, the daemon answered on that bus already.
     public var started: Bool
 
+    /// Makes a bus answer; the parameters are the properties of the same names.
     public init(secretService: String, started: Bool) {
         self.secretService = secretService
         self.started = started

@@ -22,6 +22,7 @@ public struct SecretServiceTrustEntry: Codable, Sendable, Equatable {
 
     /// The executable's group (``ExecutableGroup``: `exe:/usr/bin/secret-tool`, `exe-sha256:…`).
     public var executable: String
+    /// How the trust came about.
     public var origin: Origin
     /// For ``Origin/approved``: the own group of each ancestor, the parent first, up to the login
     /// session's leader, then the session (`session:<leader pid>@<its start time>`). Empty for a
@@ -35,6 +36,7 @@ public struct SecretServiceTrustEntry: Codable, Sendable, Equatable {
     /// by its hash alone (`exe-sha256:…`) was, for the user to recognise it.
     public var path: String?
 
+    /// Makes a trust entry; the parameters are the properties of the same names.
     public init(executable: String, origin: Origin, parentChain: [String], since: Double, until: Double?, path: String? = nil) {
         self.executable = executable
         self.origin = origin
@@ -47,7 +49,9 @@ public struct SecretServiceTrustEntry: Codable, Sendable, Equatable {
 
 /// `GET /v1/secret-service/trust`, and the answer to each change.
 public struct SecretServiceTrustList: Codable, Sendable, Equatable {
+    /// Every generic client trusted now.
     public var trusted: [SecretServiceTrustEntry]
+    /// Makes a trust list; the parameter is the property of the same name.
     public init(trusted: [SecretServiceTrustEntry]) { self.trusted = trusted }
 }
 
@@ -55,10 +59,15 @@ public struct SecretServiceTrustList: Codable, Sendable, Equatable {
 /// for `seconds` (nil: until the daemon stops) — all of them, or none when one is not a generic
 /// client. Needs the keybag unlocked and, when one is set, the passcode.
 public struct SecretServiceTrustGrant: Codable, Sendable, Equatable {
+    /// The executables to trust, 1 to 16 paths; each must be a generic client (`400 param`
+    /// otherwise, and none is trusted).
     public var executablePaths: [String]
+    /// How long the trust lasts, 1 second to 366 days; nil: until the daemon stops.
     public var seconds: Int?
+    /// The keybag passcode again: required when one is set, counted when wrong.
     public var passcode: String?
 
+    /// Makes a trust request; the parameters are the properties of the same names.
     public init(executablePaths: [String], seconds: Int?, passcode: String?) {
         self.executablePaths = executablePaths
         self.seconds = seconds
@@ -69,9 +78,13 @@ public struct SecretServiceTrustGrant: Codable, Sendable, Equatable {
 /// `POST /v1/secret-service/trust/remove`: take back all trust in the executable at
 /// `executablePath`, or all trust in every one (`all`).
 public struct SecretServiceTrustRemoval: Codable, Sendable, Equatable {
+    /// The executable, by path or as the list names it (`exe:PATH`, `exe-sha256:HEX`); nil with `all`.
+    /// One that is not trusted is `404 notFound`.
     public var executablePath: String?
+    /// `true` takes back the trust in every executable; not with `executablePath`.
     public var all: Bool
 
+    /// Makes a removal request; the parameters are the properties of the same names.
     public init(executablePath: String?, all: Bool) {
         self.executablePath = executablePath
         self.all = all

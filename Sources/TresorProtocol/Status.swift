@@ -2,21 +2,32 @@ import TresorModel
 
 /// `GET /v1/status`: the daemon and its keybag. Holds no secret.
 public struct DaemonStatus: Codable, Sendable, Equatable {
+    /// The API version this daemon serves (``APIVersion/current``).
     public var apiVersion: Int
+    /// The daemon's release (``TresorVersion/current``).
     public var daemonVersion: String
+    /// The daemon's process id.
     public var pid: Int32
+    /// The absolute path of the home this daemon serves.
     public var home: String
+    /// The login keybag's state.
     public var keybag: KeybagState
     /// Why the keybag is `damaged`, or a warning about the attempts file.
     public var problem: String?
+    /// Whether the login keybag has a passcode.
     public var passcodeSet: Bool
+    /// Consecutive distinct wrong passcodes since the last right one (the login keybag's); kept
+    /// across daemon restarts.
     public var failedAttempts: Int
+    /// Seconds until the next passcode attempt is allowed; nil when one is allowed now.
     public var retryAfterSeconds: Int?
     /// Protection classes whose keys are in memory.
     public var availableClasses: [String]
     /// Idle time before the keybag locks itself; 0 means never.
     public var autoLockSeconds: Int
+    /// Whole seconds since the last client activity (`GET /v1/status` is not activity).
     public var idleSeconds: Int
+    /// Active auto-lock holds, oldest first.
     public var holds: [Hold]
     /// Keychains the user created, with their own lock state (the login keychain follows `keybag`).
     public var keychains: [KeychainSummary]?
@@ -41,6 +52,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// What the daemon serves besides its socket.
     public var serving: ServingInfo?
 
+    /// Makes a status; the parameters are the properties of the same names, and the properties
+    /// it does not take start nil.
     public init(
         apiVersion: Int, daemonVersion: String, pid: Int32, home: String, keybag: KeybagState, problem: String?,
         passcodeSet: Bool, failedAttempts: Int, retryAfterSeconds: Int?, availableClasses: [String],
@@ -66,7 +79,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
 public struct ServingInfo: Codable, Sendable, Equatable {
     /// The web client's address (`http://127.0.0.1:8080/`), when the daemon serves it.
     public var web: String?
-    /// The Secret Service on the session bus: "answering", or why it is not ("not started: …");
+    /// The Secret Service on the session bus: "answering on the session bus", or why it is not ("not started: …");
     /// omitted when it is not asked for.
     public var secretService: String?
     /// The session bus the Secret Service answers on (`unix:path=/run/user/1000/bus`), while it
@@ -75,6 +88,7 @@ public struct ServingInfo: Codable, Sendable, Equatable {
     /// The last Secret Service prompt refused because nobody could be asked, since the daemon started.
     public var lastPromptNobodyAnswered: DismissedPrompt?
 
+    /// Makes a serving description; the parameters are the properties of the same names.
     public init(
         web: String? = nil, secretService: String? = nil, secretServiceBus: String? = nil, lastPromptNobodyAnswered: DismissedPrompt? = nil
     ) {
@@ -103,12 +117,14 @@ public struct DismissedPrompt: Codable, Sendable, Equatable {
     public var at: Double
     /// The client's executable, as `tresor secret-service owners` names it.
     public var executable: String
+    /// What the client waited for: the keybag unlocked, or the user's approval.
     public var waitedFor: WaitedFor
     /// For an approval: what the client asked to do (nil from a daemon that does not say: a read).
     public var access: SecretAccess?
     /// Why nobody was asked, in words.
     public var reason: String
 
+    /// Makes a dismissed prompt; the parameters are the properties of the same names.
     public init(at: Double, executable: String, waitedFor: WaitedFor, access: SecretAccess? = nil, reason: String) {
         self.at = at
         self.executable = executable
@@ -123,12 +139,14 @@ public struct TerminalSessionInfo: Codable, Sendable, Equatable {
     /// The longest terminal session `tresor unlock --for` opens: one hour.
     public static let longestSeconds = 3600
 
+    /// The keychain the session is for (`login` or a created keychain).
     public var keychain: String
     /// The terminal as `tty` names it without `/dev/` (`pts/3`).
     public var terminal: String
     /// When it ends, in seconds since the Unix epoch (sooner if the keybag locks).
     public var expires: Double
 
+    /// Makes a terminal session description; the parameters are the properties of the same names.
     public init(keychain: String, terminal: String, expires: Double) {
         self.keychain = keychain
         self.terminal = terminal

@@ -30,6 +30,7 @@ public struct SyncCounters: Codable, Sendable, Equatable {
     /// Records of trusted devices set aside: verified, but unreadable here; never applied.
     public var setAside: [SyncSetAsideRecord]
 
+    /// Makes the counters; the parameters are the properties of the same names.
     public init(
         changesWaiting: Int, conflictsKept: Int, changesHeld: Int, deletionsHeld: Int, heldDeletions: [SyncConflictInfo] = [], lastSync: Date?,
         setAside: [SyncSetAsideRecord] = []
@@ -45,6 +46,10 @@ public struct SyncCounters: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case changesWaiting, conflictsKept, changesHeld, deletionsHeld, heldDeletions, lastSync, setAside }
 
+    /// Reads the counters, also from an older daemon: `heldDeletions` and `setAside` absent are
+    /// empty, `lastSync` absent is nil.
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when a required count is missing or a field has the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         changesWaiting = try container.decode(Int.self, forKey: .changesWaiting)
@@ -62,12 +67,14 @@ public struct SyncCounters: Codable, Sendable, Equatable {
 public struct SyncSetAsideRecord: Codable, Sendable, Equatable {
     /// The server's counter of it.
     public var counter: UInt64
+    /// The record's id.
     public var recordID: String
     /// The device that wrote it.
     public var deviceID: String
     /// Why it is set aside.
     public var reason: String
 
+    /// Makes a set-aside record; the parameters are the properties of the same names.
     public init(counter: UInt64, recordID: String, deviceID: String, reason: String) {
         self.counter = counter
         self.recordID = recordID
@@ -80,10 +87,12 @@ public struct SyncSetAsideRecord: Codable, Sendable, Equatable {
 public struct SyncConflictInfo: Codable, Sendable, Equatable {
     /// What `tresor sync conflicts restore` takes.
     public var id: String
-    /// The kept version's class and attributes; nil while its protection class is locked.
+    /// The kept version's class; nil while its protection class is locked.
     public var itemClass: ItemClass?
+    /// The kept version's attributes; nil while its protection class is locked.
     public var attributes: ItemAttributes?
 
+    /// Makes a conflict description; the parameters are the properties of the same names.
     public init(id: String, itemClass: ItemClass?, attributes: ItemAttributes?) {
         self.id = id
         self.itemClass = itemClass
@@ -93,22 +102,28 @@ public struct SyncConflictInfo: Codable, Sendable, Equatable {
 
 /// `GET /v1/sync-account/conflicts`.
 public struct SyncConflictsAnswer: Codable, Sendable {
+    /// The losing versions kept in the login keychain (none of those whose class is locked).
     public var conflicts: [SyncConflictInfo]
 
+    /// Makes the answer; the parameter is the property of the same name.
     public init(conflicts: [SyncConflictInfo]) { self.conflicts = conflicts }
 }
 
 /// `POST /v1/sync-account/conflicts/{id}/restore`, `…/secret` and `…/discard`: the passcode, where
 /// the kept version needs the user present (as its item would).
 public struct SyncConflictRequestBody: Codable, Sendable {
+    /// The keybag passcode, when the kept version needs the user present; nil otherwise.
     public var passcode: String?
 
+    /// Makes the request; the parameter is the property of the same name.
     public init(passcode: String? = nil) { self.passcode = passcode }
 }
 
 /// `POST /v1/sync-account/conflicts/{id}/secret`: the kept version's secret.
 public struct SyncConflictSecretAnswer: Codable, Sendable {
+    /// The kept version's secret (Base64 on the wire).
     public var secret: Data
 
+    /// Makes the answer; the parameter is the property of the same name.
     public init(secret: Data) { self.secret = secret }
 }

@@ -13,8 +13,12 @@ public struct SyncNowRequestBody: Codable, Sendable {
     /// Lets a held mass deletion through (the user confirmed it).
     public var allowDeletions: Bool
 
+    /// Makes a sync request; the parameter is the property of the same name.
     public init(allowDeletions: Bool = false) { self.allowDeletions = allowDeletions }
 
+    /// Reads the request; `allowDeletions` absent is `false`.
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when `allowDeletions` is not a boolean.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         allowDeletions = try container.decodeIfPresent(Bool.self, forKey: .allowDeletions) ?? false
@@ -40,6 +44,7 @@ public struct SyncNowAnswer: Codable, Sendable, Equatable {
     /// What the notes' sync did (docs/SYNC.md, "Notes"); nil when the notes were not synced.
     public var notes: SyncNowNotes?
 
+    /// Makes a sync answer; the parameters are the properties of the same names.
     public init(recorded: Int, pushed: Int, applied: Int, conflictsKept: Int, held: Int, heldDeletions: Int, notes: SyncNowNotes? = nil) {
         self.notes = notes
         self.recorded = recorded
@@ -78,6 +83,7 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
     /// Their ids here; nil for none.
     public var heldUntilLocked: [String]?
 
+    /// Makes a notes sync answer; the parameters are the properties of the same names.
     public init(
         sent: Int, applied: Int, conflictCopies: Int, waiting: Int, heldDeletions: Int = 0, passphraseOvertaken: Bool? = nil,
         unlockedCopiesOfLockedNotes: [String]? = nil, heldUntilLocked: [String]? = nil
@@ -92,6 +98,10 @@ public struct SyncNowNotes: Codable, Sendable, Equatable {
         self.passphraseOvertaken = passphraseOvertaken
     }
 
+    /// Reads the answer, also from an older daemon: `heldDeletions` absent is 0, the optional
+    /// fields absent are nil.
+    /// - Parameter decoder: the decoder to read from.
+    /// - Throws: `DecodingError` when a required count is missing or a field has the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sent = try container.decode(Int.self, forKey: .sent)

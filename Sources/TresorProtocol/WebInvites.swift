@@ -12,8 +12,11 @@ extension Route {
 
 /// `POST /v1/web/invites`: an invite for this login name.
 public struct WebInviteRequest: Codable, Sendable {
+    /// The login name: 1 to 32 of `a-z 0-9 . _ -` after case folding, not `local` nor a name
+    /// already registered.
     public var name: String
 
+    /// Makes an invite request; the parameter is the property of the same name.
     public init(name: String) { self.name = name }
 }
 
@@ -23,11 +26,14 @@ public struct WebInvite: Codable, Sendable {
     public var name: String
     /// 43 characters of base64url: 256 random bits.
     public var code: String
+    /// When the code stops working (seconds since 1970 on the wire): 7 days on, or sooner if
+    /// the daemon stops.
     public var expires: Date
     /// Whether the web server takes invites now (`"webRegistration": "invite"`, the default);
     /// with `open` anyone registers without one.
     public var registration: String
 
+    /// Makes an invite; the parameters are the properties of the same names.
     public init(name: String, code: String, expires: Date, registration: String) {
         self.name = name
         self.code = code

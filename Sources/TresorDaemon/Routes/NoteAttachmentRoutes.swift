@@ -8,7 +8,8 @@ import TresorSystem
 
 /// Attachments travel as raw bytes, not Base64 JSON: `add` takes the file as its body with
 /// the note, kind and name in headers; `get` answers with the bytes and the kind and name in
-/// headers. Names are percent-encoded UTF-8 in headers. The `tresor` CLI only.
+/// headers. Names are percent-encoded UTF-8 in headers. The `tresor` CLI, and applications with
+/// their team's notes group (``NotesRouting/scope(_:)``).
 struct NoteAttachmentRoutes {
     let routing: NotesRouting
 

@@ -5,7 +5,8 @@ import TresorNotes
 import TresorProtocol
 
 /// Notes, folders, search, locking and secure sessions (docs/API.md, "Notes", "Locked notes and
-/// secure sessions"). The `tresor` CLI only.
+/// secure sessions"). The `tresor` CLI, and applications with their team's notes group
+/// (``NotesRouting/scope(_:)``; docs/API.md, "Notes for applications").
 struct NoteRoutes {
     let routing: NotesRouting
 

@@ -63,7 +63,8 @@ enum WidgetText {
         case .notInitialized: return "No keybag yet (tresor init)."
         case .protectionLevel:
             return widget.protection == .complete ? "Hidden while the keybag is locked." : "Hidden until the first unlock."
-        case .contentUnavailable, nil: return "Unavailable until the keybag is unlocked."
+        case .contentUnavailable: return "Unavailable: the keybag is damaged (tresor status says why)."
+        case nil: return "Unavailable."
         }
     }
 
