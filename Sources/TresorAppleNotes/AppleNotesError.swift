@@ -37,13 +37,8 @@ extension AppleNotesError: CustomStringConvertible {
 
 extension AppleNotesError {
     /// Text taken from the file (SQLite messages can quote schema names), made safe to show:
-    /// at most 160 characters, control characters replaced.
+    /// at most 160 characters, drawing nothing (``TerminalText``).
     static func sanitized(_ text: String) -> String {
-        let cleaned = String(
-            text.unicodeScalars.map { scalar -> Character in
-                scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                    ? "?" : Character(scalar)
-            })
-        return cleaned.count > 160 ? String(cleaned.prefix(160)) + "…" : cleaned
+        TerminalText.printable(text, limit: 160)
     }
 }

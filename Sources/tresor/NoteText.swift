@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 /// Notes as text: the list table, one note, attachments, the passphrase status.

@@ -1,4 +1,5 @@
 import Testing
+import TresorModel
 import TresorProtocol
 
 /// What `tresor approve` and the desktop's prompter show of who asks: the process, its parents,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 /// `tresor approve`: the user's side of user presence for applications.

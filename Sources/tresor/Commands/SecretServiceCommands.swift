@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 struct SecretServiceCommand: ParsableCommand {

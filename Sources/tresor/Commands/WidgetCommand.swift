@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 /// `tresor widget`: the widget of the web client, in the terminal.
@@ -70,15 +71,8 @@ enum WidgetText {
 
     static func title(_ title: String?) -> String {
         guard let title else { return Widget.redactedText }
-        // One line, no control characters (a title is user input shown in a terminal).
-        let clean = String(
-            title.unicodeScalars.map { scalar -> Character in
-                switch scalar.properties.generalCategory {
-                case .control, .format: " "
-                default: Character(scalar)
-                }
-            })
-        return clean.count > width - 16 ? String(clean.prefix(width - 17)) + "…" : clean
+        // One line, drawing nothing (a title is someone's input shown in a terminal).
+        return TerminalText.printable(title, limit: width - 17)
     }
 
     /// Plain text, not an emoji: emoji are two columns wide and would break the box.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TresorKit
+import TresorModel
 import TresorProtocol
 
 /// How commands name an attachment of a note: its id, or a start of its id that no other
