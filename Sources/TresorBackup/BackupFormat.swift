@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 
 /// The record stream inside a backup's age payload (docs/FORMAT.md, "Backups"):
 ///
@@ -77,18 +78,6 @@ public enum BackupFormat {
     }
 
     /// The JSON coders of record bodies: the keychain's and the API's conventions.
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.dataEncodingStrategy = .base64
-        return encoder
-    }
-
-    static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        decoder.dataDecodingStrategy = .base64
-        return decoder
-    }
+    static var encoder: JSONEncoder { JSONStyle.secondsSince1970.encoder }
+    static var decoder: JSONDecoder { JSONStyle.secondsSince1970.decoder }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TresorCrypto
+import TresorModel
 import TresorSystem
 
 /// A small JSON file protected against tampering by an HMAC under a device-key subkey.
@@ -15,10 +16,7 @@ struct AuthenticatedFile<Payload: Codable> {
     static var sizeLimit: Int { 1 << 20 }
 
     func encode(_ payload: Payload) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        let json = try encoder.encode(payload)
+        let json = try JSONStyle.secondsSince1970.encoder.encode(payload)
         let header = magic + [version]
         return header + MessageAuthentication.hmacSHA256(header + json, key: macKey) + json
     }
@@ -40,10 +38,8 @@ struct AuthenticatedFile<Payload: Codable> {
             throw KeybagError.fileCorrupted(
                 file: name, reason: "integrity check failed: altered, truncated, or made with another device key")
         }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         do {
-            return try decoder.decode(Payload.self, from: json)
+            return try JSONStyle.secondsSince1970.decoder.decode(Payload.self, from: json)
         } catch {
             throw KeybagError.fileCorrupted(file: name, reason: "unreadable content")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 
 /// Attributes as a JSON object, for exact matching and canonical primary keys.
 struct AttributeValues {
@@ -153,20 +154,10 @@ extension ItemAttributes {
     /// Every attribute name the keychain knows, as spelled in JSON.
     public static let knownNames: Set<String> = Set(ItemAttribute.named.keys)
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.dataEncodingStrategy = .base64
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        decoder.dataDecodingStrategy = .base64
-        return decoder
-    }()
+    /// The coders of sealed attributes and the keychain's other records (``JSONStyle/secondsSince1970``),
+    /// made once: every item read and written uses them.
+    static let encoder = JSONStyle.secondsSince1970.encoder
+    static let decoder = JSONStyle.secondsSince1970.decoder
 
     /// The names of the attributes that are set.
     var setNames: [String] { AttributeValues(self).names }

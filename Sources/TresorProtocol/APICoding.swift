@@ -6,21 +6,10 @@ import TresorModel
 public enum APICoding {
     /// A new encoder for the API's JSON: dates as seconds since 1970, binary values as Base64,
     /// keys sorted.
-    public static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.dataEncodingStrategy = .base64
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
+    public static var encoder: JSONEncoder { JSONStyle.secondsSince1970.encoder }
 
     /// A new decoder for the API's JSON: dates as seconds since 1970, binary values as Base64.
-    public static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        decoder.dataDecodingStrategy = .base64
-        return decoder
-    }
+    public static var decoder: JSONDecoder { JSONStyle.secondsSince1970.decoder }
 
     /// The daemon's decoder for requests: ``decoder``, refusing attribute names the keychain
     /// does not know (``ItemAttributes/refusesUnknownNames``) — a misspelt `acount` would

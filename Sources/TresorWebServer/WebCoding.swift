@@ -6,20 +6,8 @@ import TresorProtocol
 
 /// The web API's JSON conventions: dates as ISO 8601, binary values as base64.
 enum WebCoding {
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.dataEncodingStrategy = .base64
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-
-    static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        decoder.dataDecodingStrategy = .base64
-        return decoder
-    }
+    static var encoder: JSONEncoder { JSONStyle.iso8601.encoder }
+    static var decoder: JSONDecoder { JSONStyle.iso8601.decoder }
 
     /// `value` as a JSON response.
     static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
