@@ -7,8 +7,8 @@ public enum ConstantTime {
     @inline(never)
     public static func equals<A: DataProtocol, B: DataProtocol>(_ a: A, _ b: B) -> Bool {
         guard a.count == b.count else { return false }
-        // Contiguous inputs (Data, arrays: every caller) compare as buffers; walking them
-        // through the generic collection interface cost ~4 µs for 32 bytes, per request.
+        // Contiguous inputs (Data, arrays: every caller) compare as buffers, not through the
+        // generic collection interface, which is slow on every request (BENCHMARKS.md, "Measured design choices").
         if let equal = a.withContiguousStorageIfAvailable({ a in b.withContiguousStorageIfAvailable { b in equals(a, b) } }),
             let equal
         {

@@ -49,8 +49,8 @@ final class ClientIdentifier: Sendable {
         let borrowed = BorrowedProcess(procRoot: procRoot).reason(credentials.pid)
         let (executable, hash, pathNamesIt) = try executableIdentity(pid: credentials.pid)
         // Compared by content, so a copy elsewhere is the CLI too and a replaced file is not; once
-        // per connection, as the peer's executable is (a stat of the CLI's path for every request
-        // was 4 % of a keychain lookup).
+        // per connection, as the peer's executable is, not with a stat of the CLI's path for every
+        // request (BENCHMARKS.md, "Measured design choices").
         let cliHash = try? FileHashes.shared.sha256(of: cliExecutable)
         let isCLI = cliHash.map { ConstantTime.equals($0, hash) } ?? false
         // The CLI does not change its session, and nothing traced is served as the CLI: its

@@ -8,7 +8,7 @@ struct AttributeValues {
     /// The values ``ItemAttributes/encoder`` would write, read off the properties directly:
     /// strings as strings, numbers and booleans as themselves, data as Base64, dates as seconds
     /// since 1970 — what parsing that JSON gives, without writing and parsing it (two JSON
-    /// passes were a tenth of a lookup's time). `PrimaryKeyTupleTests` holds the two equal.
+    /// passes per lookup, (BENCHMARKS.md, "Measured design choices")). `PrimaryKeyTupleTests` holds the two equal.
     init(_ attributes: ItemAttributes) {
         // Room for a typical item's attributes at once, rather than growing (and rehashing) as
         // they are set one by one.
@@ -102,8 +102,8 @@ struct AttributeValues {
     }
 
     /// `elements` as JSONSerialization writes them, when each is a Swift `String`, `Int`,
-    /// `Bool` or `NSNull` — what a query's or a new item's values are — without its cost (a
-    /// tenth of a lookup). Nil for anything else, such as the Foundation numbers of a parsed
+    /// `Bool` or `NSNull` — what a query's or a new item's values are — without its cost
+    /// (BENCHMARKS.md, "Measured design choices"). Nil for anything else, such as the Foundation numbers of a parsed
     /// row. `PrimaryKeyTupleTests` holds the bytes equal to JSONSerialization's.
     static func jsonArray(_ elements: [Any]) -> Data? {
         var out: [UInt8] = [UInt8(ascii: "[")]

@@ -182,8 +182,8 @@ enum KeychainDatabase {
 
 /// One stored row, as read from an item table by ``selection``.
 struct StoredItem: FetchableRecord {
-    /// The columns a read selects, in the order `init(row:)` reads them (by position: a name
-    /// lookup per column was a tenth of a lookup's read).
+    /// The columns a read selects, in the order `init(row:)` reads them (by position, not by a
+    /// name lookup per column: (BENCHMARKS.md, "Measured design choices")).
     static let selection = "id, pdmn, metadata, row_key, secret, lookup_tag, custom_indexed"
 
     var id: Int64

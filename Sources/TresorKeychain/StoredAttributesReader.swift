@@ -4,9 +4,9 @@ import TresorModel
 /// Reads an item's sealed attributes — the JSON ``ItemAttributes/encoder`` wrote, once opened —
 /// into the ``ItemAttributes`` that `JSONDecoder` would give.
 ///
-/// Written out because it is on every lookup's path: `JSONDecoder`'s Codable machinery (keyed
-/// containers, `allKeys`, a dynamic cast per value) was a fifth of a keychain lookup, several
-/// times the cost of scanning the bytes. It reads any JSON (every escape, number and nesting),
+/// Written out because it is on every lookup's path, where `JSONDecoder`'s Codable machinery
+/// (keyed containers, `allKeys`, a dynamic cast per value) costs several times the scan of the
+/// bytes (BENCHMARKS.md, "Measured design choices"). It reads any JSON (every escape, number and nesting),
 /// but only an object whose known names hold the types ``ItemAttributes`` declares; anything
 /// else throws, as do two members of one name. Unknown names are skipped, as `JSONDecoder`
 /// skips them for a stored item.

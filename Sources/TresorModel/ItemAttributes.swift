@@ -74,7 +74,7 @@ extension ItemAttributes {
     public static let refusesUnknownNames = CodingUserInfoKey(rawValue: "tresor.itemAttributes.refusesUnknownNames")!
 
     // Written out rather than synthesized: the synthesized decoder asks the JSON object for each
-    // of the 35 names in turn, which was a tenth of the daemon's time per lookup. This reads the
+    // of the 35 names in turn, on every lookup (BENCHMARKS.md, "Measured design choices"). This reads the
     // names the object has, and checks them in the same pass, through ``ItemAttribute/named``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyAttributeName.self)

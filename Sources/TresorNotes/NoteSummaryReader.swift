@@ -7,7 +7,7 @@ import TresorNotesDomain
 /// counts and participants come in one query per batch of notes.
 ///
 /// Asking each note for its folder, attachments, passphrase, account and participants in turn
-/// made a list of 11,000 notes 55,000 queries (~850 ms in the harness); the title is the one
+/// made a query per note and field (BENCHMARKS.md, "Measured design choices"); the title is the one
 /// thing opened per note.
 struct NoteSummaryReader {
     private let store: NotesStore

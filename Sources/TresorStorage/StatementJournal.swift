@@ -13,8 +13,8 @@ public enum StatementJournal {
     /// Writes a new journal; nothing is left of it unless ``commit()`` is called.
     public final class Writer {
         private let file: ExclusiveFile
-        /// Records not yet written: a restore stages tens of thousands of small statements, and a
-        /// write(2) for each was a tenth of the staging.
+        /// Records not yet written: a restore stages tens of thousands of small statements, too
+        /// many for a write(2) each (BENCHMARKS.md, "Measured design choices").
         private var pending: [UInt8] = []
         /// Statements written so far.
         public private(set) var count = 0

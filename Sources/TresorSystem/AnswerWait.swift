@@ -17,9 +17,8 @@ import Glibc
 ///
 /// One per connection, used by one thread at a time (it is a value with the connection's state).
 public struct AnswerWait: Sendable {
-    /// How long a client polls, in nanoseconds. A keychain lookup is answered in 50–90 µs here,
-    /// a sleeping client's wake-up costs 30–60 µs; 50 µs of polling caught too few answers to
-    /// matter, 100–250 µs caught most (BENCHMARKS.md, "Measured design choices").
+    /// How long a client polls, in nanoseconds: long enough to catch most answers of a keychain
+    /// lookup, short enough to cost concurrent clients nothing (BENCHMARKS.md, "Measured design choices").
     public static let window: Int = 150_000
     /// The most answers waited for asleep after misses in a row.
     public static let longestPause = 64

@@ -21,7 +21,8 @@ public enum ProcessHardening {
     }
 
     /// Keeps glibc from returning large buffers to the kernel after each use: sealing large
-    /// attachments otherwise pays an mmap/munmap and page faults per buffer (about 6× slower here).
+    /// attachments otherwise pays an mmap/munmap and page faults per buffer
+    /// (BENCHMARKS.md, "Measured design choices").
     public static func tuneAllocator() {
         tresor_tune_allocator(256 * 1024 * 1024, 512 * 1024 * 1024)
     }
