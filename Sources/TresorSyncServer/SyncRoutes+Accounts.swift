@@ -12,7 +12,7 @@ extension SyncRoutes {
         let body = decoded
         let name = try Self.loginName(body.account)
         if let wait = try await relay.throttle.reserveRegistration(address: context.clientAddress) {
-            throw SyncError(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
+            throw SyncRefusal(.throttled, "too many registrations: try again in \(wait) s", retryAfterSeconds: wait)
         }
         do {
             let account = try await register(name, password, invite: body.invite, context)
@@ -37,14 +37,14 @@ extension SyncRoutes {
             }
             guard redeemed else {
                 context.logger.notice("sync: registration without a valid invite refused")
-                throw SyncError(
+                throw SyncRefusal(
                     .forbidden, "registering this account needs a valid invite for its name from the server's owner (tresor web invite NAME)")
             }
         }
         do {
             return try await relay.accounts.registerAccount(name: name, password: password)
         } catch NotesError.nameTaken {
-            throw SyncError(.conflict, "this account name is taken")
+            throw SyncRefusal(.conflict, "this account name is taken")
         }
     }
 }

@@ -74,25 +74,25 @@ extension SyncRoutes {
     func putAttachment(_ request: Request, noteID: String, id: String, caller: SyncCaller) async throws -> Response {
         guard let kindName = Self.header(SyncAttachment.kindHeader, of: request),
             let kind = AttachmentKind(rawValue: kindName)
-        else { throw SyncError(.invalid, "\(SyncAttachment.kindHeader) must be one of \(AttachmentKind.allCases.map(\.rawValue))") }
+        else { throw SyncRefusal(.invalid, "\(SyncAttachment.kindHeader) must be one of \(AttachmentKind.allCases.map(\.rawValue))") }
         guard let nameValue = Self.header(SyncAttachment.nameHeader, of: request),
             let name = SyncAttachment.name(headerValue: nameValue)
-        else { throw SyncError(.invalid, "\(SyncAttachment.nameHeader) must be the percent-encoded name") }
+        else { throw SyncRefusal(.invalid, "\(SyncAttachment.nameHeader) must be the percent-encoded name") }
         let limit = relay.attachmentBytes
         guard let length = request.headers[.contentLength].flatMap(Int.init) else {
-            throw SyncError(.invalid, "send the attachment's length (Content-Length)")
+            throw SyncRefusal(.invalid, "send the attachment's length (Content-Length)")
         }
-        guard length <= limit else { throw SyncError(.tooLarge, "an attachment is at most \(limit) bytes") }
+        guard length <= limit else { throw SyncRefusal(.tooLarge, "an attachment is at most \(limit) bytes") }
         let note = try await ownNoteOrRefuse(noteID, of: caller.account)
         let sealed = Self.header(SyncAttachment.sealedHeader, of: request) == "true"
         let excluded = Self.header(SyncAttachment.excludedFromBackupHeader, of: request) == "true"
         let created = try Self.header(SyncAttachment.createdHeader, of: request).map {
             guard let date = SyncAttachment.created(headerValue: $0) else {
-                throw SyncError(.invalid, "\(SyncAttachment.createdHeader) must be a date in ISO 8601")
+                throw SyncRefusal(.invalid, "\(SyncAttachment.createdHeader) must be a date in ISO 8601")
             }
             return date
         }
-        guard !sealed || kind.isLockable else { throw SyncError(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
+        guard !sealed || kind.isLockable else { throw SyncRefusal(.invalid, "a locked note takes no \(kind.rawValue) attachment") }
         // A lock removed on the device: an attachment held here sealed comes first as its
         // plaintext, the unlocked copy the lock's removal puts in place.
         if note.isLocked && !sealed, try await sealedAttachmentIDs(ofNote: noteID, isLocked: true).contains(id) {
@@ -101,7 +101,7 @@ extension SyncRoutes {
         // A locked note's attachment comes sealed under the note key, which the server never
         // holds: it stores the chunks as they are, as the web client's.
         guard sealed == note.isLocked else {
-            throw SyncError(.conflict, note.isLocked ? "the note is locked here: send its sealed chunks" : "the note is not locked here")
+            throw SyncRefusal(.conflict, note.isLocked ? "the note is locked here: send its sealed chunks" : "the note is not locked here")
         }
         if let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) {
             let storedSealed = try await sealedAttachmentIDs(ofNote: noteID, isLocked: note.isLocked).contains(id)
@@ -141,7 +141,7 @@ extension SyncRoutes {
     func putUnlockedCopy(_ request: Request, noteID: String, id: String, length: Int) async throws -> Response {
         guard let writer = try await lockedNotes().beginUnlockedCopy(ofAttachment: id, note: noteID) else {
             guard let stored = try await relay.accounts.listedAttachments(ofNote: noteID).first(where: { $0.id == id }) else {
-                throw SyncError(.notFound, "no such attachment of this note")
+                throw SyncRefusal(.notFound, "no such attachment of this note")
             }
             return try reply(Self.syncAttachment(stored, isSealed: false))
         }
@@ -157,8 +157,8 @@ extension SyncRoutes {
         do {
             let count = try await writer.append(
                 streaming: request.body.map(\.readableBytesView), limit: length,
-                tooLarge: { SyncError(.tooLarge, "the body is longer than its Content-Length") })
-            guard count == length else { throw SyncError(.invalid, "the body is shorter than its Content-Length") }
+                tooLarge: { SyncRefusal(.tooLarge, "the body is longer than its Content-Length") })
+            guard count == length else { throw SyncRefusal(.invalid, "the body is shorter than its Content-Length") }
             return try await writer.finish(quota: quota(count))
         } catch {
             await writer.abandon()
@@ -187,17 +187,17 @@ extension SyncRoutes {
     }
 
     /// Note `id` when `account` owns it.
-    /// - Throws: ``SyncError`` `notFound` for a note that is not the account's.
+    /// - Throws: ``SyncRefusal`` `notFound` for a note that is not the account's.
     func ownNoteOrRefuse(_ id: String, of account: AccountID) async throws -> NoteSummary {
-        guard let note = try await ownNote(id, of: account) else { throw SyncError(.notFound, "no such note of this account") }
+        guard let note = try await ownNote(id, of: account) else { throw SyncRefusal(.notFound, "no such note of this account") }
         return note
     }
 
     /// The note's and the attachment's ids from the path; an attachment id is a lowercase UUID.
     static func attachmentPath(_ context: some RequestContext) throws -> (note: String, id: String) {
         let noteID = try context.parameters.require("note"), id = try context.parameters.require("id")
-        guard (1...64).contains(noteID.count) else { throw SyncError(.invalid, "a note id is 1 to 64 characters") }
-        guard SyncAttachment.isWellFormedID(id) else { throw SyncError(.invalid, "an attachment id is a lowercase UUID") }
+        guard (1...64).contains(noteID.count) else { throw SyncRefusal(.invalid, "a note id is 1 to 64 characters") }
+        guard SyncAttachment.isWellFormedID(id) else { throw SyncRefusal(.invalid, "an attachment id is a lowercase UUID") }
         return (noteID, id)
     }
 }

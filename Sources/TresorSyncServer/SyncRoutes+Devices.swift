@@ -18,19 +18,19 @@ extension SyncRoutes {
         _ = try Self.deviceID(body.deviceID)
         guard (1...SyncLimits.deviceNameCharacters).contains(body.deviceName.count),
             !body.deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw SyncError(.invalid, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters, none of them control characters") }
+        else { throw SyncRefusal(.invalid, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters, none of them control characters") }
         guard (try? Curve25519.Signing.PublicKey(rawRepresentation: body.credentialPublicKey)) != nil else {
-            throw SyncError(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
+            throw SyncRefusal(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
         }
         guard body.deviceID == SyncDeviceID.of(signingKey: body.credentialPublicKey) else {
-            throw SyncError(.invalid, "the device id is not its credential key's (docs/SYNC.md, \"Devices and sign-in\")")
+            throw SyncRefusal(.invalid, "the device id is not its credential key's (docs/SYNC.md, \"Devices and sign-in\")")
         }
         try Self.checkBlob(body.identity, "the device's identity")
         if let recovery = body.recoveryPublicKey, (try? Curve25519.Signing.PublicKey(rawRepresentation: recovery)) == nil {
-            throw SyncError(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
+            throw SyncRefusal(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
         }
         if let wait = try await relay.throttle.reserveSignIn(name: name, address: context.clientAddress) {
-            throw SyncError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
+            throw SyncRefusal(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
         }
         var account: WebAccount?
         do {
@@ -41,7 +41,7 @@ extension SyncRoutes {
         }
         guard let account else {
             try await relay.throttle.signInFailed(name: name, address: context.clientAddress)
-            throw SyncError(.unauthorized, "wrong name or password")
+            throw SyncRefusal(.unauthorized, "wrong name or password")
         }
         try await relay.throttle.signInSucceeded(name: name, address: context.clientAddress)
         let enrolled = try await relay.store.enroll(body, account: account.id)
@@ -60,9 +60,9 @@ extension SyncRoutes {
             key.isValidSignature(body.signature, for: taken.challenge.signedMessage(account: taken.loginName, deviceID: taken.deviceID))
         else {
             context.logger.notice("sync: sign-in refused")
-            throw SyncError.signInFailed
+            throw SyncRefusal.signInFailed
         }
-        guard device.state != .removed else { throw SyncError.removed }
+        guard device.state != .removed else { throw SyncRefusal.removed }
         return try await reply(relay.store.startSession(account: account.id, deviceID: taken.deviceID, state: device.state))
     }
 
@@ -74,13 +74,13 @@ extension SyncRoutes {
         _ = try Self.checked(body.deviceList)
         guard let joining = try await relay.store.joinRequest(try context.parameters.require("id"), account: caller.account),
             joining.deviceID == caller.deviceID
-        else { throw SyncError(.notFound, "no such join request of this device") }
+        else { throw SyncRefusal(.notFound, "no such join request of this device") }
         guard let recoveryKey = try await relay.store.recoveryKey(account: caller.account),
             let key = try? Curve25519.Signing.PublicKey(rawRepresentation: recoveryKey)
-        else { throw SyncError(.conflict, "this circle has no recovery key: a trusted device must approve") }
+        else { throw SyncRefusal(.conflict, "this circle has no recovery key: a trusted device must approve") }
         guard key.isValidSignature(body.signature, for: joining.recoveryMessage()) else {
             context.logger.notice("sync: recovery signature refused", metadata: ["device": "\(caller.deviceID)"])
-            throw SyncError(.forbidden, "the recovery signature does not verify")
+            throw SyncRefusal(.forbidden, "the recovery signature does not verify")
         }
         try await relay.store.answerJoinRequest(joining.requestID, account: caller.account, .recover(body.deviceList))
         await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
@@ -92,10 +92,10 @@ extension SyncRoutes {
     func signedIn(_ request: Request, allowingPending: Bool) async throws -> SyncCaller {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             let caller = try await relay.store.caller(token: String(header.dropFirst("Bearer ".count)))
-        else { throw SyncError(.unauthorized, "sign in first (POST /v1/sync/challenges, then /v1/sync/sessions)") }
+        else { throw SyncRefusal(.unauthorized, "sign in first (POST /v1/sync/challenges, then /v1/sync/sessions)") }
         switch caller.state {
-        case .removed: throw SyncError.removed
-        case .pending where !allowingPending: throw SyncError(.devicePending, "this device waits for approval: only its join request answers it")
+        case .removed: throw SyncRefusal.removed
+        case .pending where !allowingPending: throw SyncRefusal(.devicePending, "this device waits for approval: only its join request answers it")
         default: return caller
         }
     }

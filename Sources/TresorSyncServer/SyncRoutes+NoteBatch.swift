@@ -13,10 +13,10 @@ extension SyncRoutes {
                 let caller = try await trusted(request)
                 let batch = try await decode(SyncNoteBatch.self, request, limit: SyncLimits.pushRequestBytes)
                 guard (1...SyncNoteBatch.maxChanges).contains(batch.changes.count) else {
-                    throw SyncError(.invalid, "a batch holds 1 to \(SyncNoteBatch.maxChanges) changes")
+                    throw SyncRefusal(.invalid, "a batch holds 1 to \(SyncNoteBatch.maxChanges) changes")
                 }
                 guard Set(batch.changes.map(\.localID)).count == batch.changes.count else {
-                    throw SyncError(.invalid, "a batch names each note once")
+                    throw SyncRefusal(.invalid, "a batch names each note once")
                 }
                 var answers: [SyncNoteChangeAnswer] = []
                 for change in batch.changes {
@@ -24,7 +24,7 @@ extension SyncRoutes {
                         answers.append(
                             SyncNoteChangeAnswer(result: try await asDevice(caller) { try await applyNoteChange(change, caller: caller) }))
                     } catch {
-                        let refusal = SyncError.from(error)
+                        let refusal = SyncRefusal.from(error)
                         // The database gone, or a failure of ours: the whole batch is answered
                         // so (the device retries it); what went before is applied and answers
                         // the same when retried.

@@ -11,7 +11,7 @@ extension SyncRoutes {
                 let caller = try await trusted(request)
                 let changes = try await decode(SyncFolderChanges.self, request, limit: SyncLimits.pushRequestBytes)
                 guard changes.created.count + changes.deleted.count <= SyncFolderChanges.maxNames else {
-                    throw SyncError(.invalid, "a request names at most \(SyncFolderChanges.maxNames) folders")
+                    throw SyncRefusal(.invalid, "a request names at most \(SyncFolderChanges.maxNames) folders")
                 }
                 let names = try await asDevice(caller) {
                     try await lockedNotes().applySyncedFolderChanges(created: changes.created, deleted: changes.deleted, account: caller.account)

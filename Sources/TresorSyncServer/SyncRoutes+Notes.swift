@@ -53,7 +53,7 @@ extension SyncRoutes {
     /// Applies a device's change to the account's notes by the notes domain's rules.
     func applyNoteChange(_ change: SyncNoteChange, caller: SyncCaller) async throws -> SyncNoteChangeResult {
         let store = relay.accounts
-        guard (1...64).contains(change.localID.count) else { throw SyncError(.invalid, "a local id is 1 to 64 characters") }
+        guard (1...64).contains(change.localID.count) else { throw SyncRefusal(.invalid, "a local id is 1 to 64 characters") }
         if let id = change.noteID, try await sharesNote(id, with: caller.account) {
             return try await applySharedNoteChange(change, id: id, caller: caller)
         }
@@ -173,12 +173,12 @@ extension SyncRoutes {
     func applySharedNoteChange(_ change: SyncNoteChange, id: String, caller: SyncCaller) async throws -> SyncNoteChangeResult {
         switch change.state {
         case .recentlyDeleted, .deletedForGood:
-            guard let name = try await relay.store.loginName(of: caller.account) else { throw SyncError(.notFound, "no such account") }
+            guard let name = try await relay.store.loginName(of: caller.account) else { throw SyncRefusal(.notFound, "no such account") }
             try await relay.accounts.unshare(note: id, participant: name, by: caller.account)
             return SyncNoteChangeResult(outcome: .deleted, note: nil)
         case .present:
             guard change.locked == nil else {
-                throw SyncError(.conflict, "note \(id) is shared: a shared note cannot be locked")
+                throw SyncRefusal(.conflict, "note \(id) is shared: a shared note cannot be locked")
             }
             var changes = Self.noteChanges(change)
             changes.folder = nil
@@ -229,7 +229,7 @@ extension SyncRoutes {
     /// device's: they come without the owner's folder and pin.
     func syncNotes(_ ids: [String], sharedWith: Set<String> = []) async throws -> [String: SyncNote] {
         guard let reader = relay.accounts as? any SyncedNotesReader else {
-            throw SyncError(.conflict, "this server's store reads no notes for devices")
+            throw SyncRefusal(.conflict, "this server's store reads no notes for devices")
         }
         var notes: [String: SyncNote] = [:]
         for (id, read) in try await reader.syncedNotes(ids) {
@@ -255,7 +255,7 @@ extension SyncRoutes {
     /// The server's store that creates a device's note with its origin.
     func creations() throws -> any SyncedNoteCreationStore {
         guard let store = relay.accounts as? any SyncedNoteCreationStore else {
-            throw SyncError(.conflict, "this server's store takes no notes of devices")
+            throw SyncRefusal(.conflict, "this server's store takes no notes of devices")
         }
         return store
     }
@@ -263,7 +263,7 @@ extension SyncRoutes {
     /// The server's store of locked notes from devices.
     func lockedNotes() throws -> any LockedNoteSyncStore {
         guard let store = relay.accounts as? any LockedNoteSyncStore else {
-            throw SyncError(.conflict, "this server's store keeps no locked notes of devices")
+            throw SyncRefusal(.conflict, "this server's store keeps no locked notes of devices")
         }
         return store
     }

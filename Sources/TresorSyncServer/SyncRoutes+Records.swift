@@ -10,26 +10,26 @@ extension SyncRoutes {
         let caller = try await trusted(request)
         let body = try await decode(SyncPushRequest.self, request, limit: SyncLimits.pushRequestBytes)
         guard (1...SyncLimits.uploadsPerPush).contains(body.uploads.count) else {
-            throw SyncError(body.uploads.isEmpty ? .invalid : .tooLarge, "a push holds 1 to \(SyncLimits.uploadsPerPush) uploads")
+            throw SyncRefusal(body.uploads.isEmpty ? .invalid : .tooLarge, "a push holds 1 to \(SyncLimits.uploadsPerPush) uploads")
         }
         var total = 0
         for (index, upload) in body.uploads.enumerated() {
-            guard upload.deviceID == caller.deviceID else { throw SyncError(.forbidden, "upload \(index) names another device") }
-            guard UUID(uuidString: upload.recordID) != nil else { throw SyncError(.invalid, "upload \(index): the record id is not a UUID") }
-            guard upload.deviceSequence >= 1 else { throw SyncError(.invalid, "upload \(index): device sequences start at 1") }
+            guard upload.deviceID == caller.deviceID else { throw SyncRefusal(.forbidden, "upload \(index) names another device") }
+            guard UUID(uuidString: upload.recordID) != nil else { throw SyncRefusal(.invalid, "upload \(index): the record id is not a UUID") }
+            guard upload.deviceSequence >= 1 else { throw SyncRefusal(.invalid, "upload \(index): device sequences start at 1") }
             try Self.checkCounter(upload.deviceSequence, "upload \(index): the device sequence")
             try Self.checkCounter(upload.baseCounter, "upload \(index): the base counter")
-            guard !upload.body.isEmpty else { throw SyncError(.invalid, "upload \(index): the body is empty") }
+            guard !upload.body.isEmpty else { throw SyncRefusal(.invalid, "upload \(index): the body is empty") }
             guard upload.body.count <= SyncLimits.bodyBytes else {
-                throw SyncError(.tooLarge, "upload \(index): a body is at most \(SyncLimits.bodyBytes) bytes")
+                throw SyncRefusal(.tooLarge, "upload \(index): a body is at most \(SyncLimits.bodyBytes) bytes")
             }
             total += upload.body.count
         }
         guard total <= SyncLimits.pushBodyBytes else {
-            throw SyncError(.tooLarge, "a push's bodies are at most \(SyncLimits.pushBodyBytes) bytes together")
+            throw SyncRefusal(.tooLarge, "a push's bodies are at most \(SyncLimits.pushBodyBytes) bytes together")
         }
         guard Set(body.uploads.map(\.deviceSequence)).count == body.uploads.count else {
-            throw SyncError(.invalid, "a push names each device sequence once")
+            throw SyncRefusal(.invalid, "a push names each device sequence once")
         }
         let pushed = try await relay.store.push(body.uploads, account: caller.account, device: caller.deviceID)
         if pushed.stored, let latest = pushed.records.map(\.counter).max() {
@@ -48,7 +48,7 @@ extension SyncRoutes {
         // they were (a note the account takes part in, another's) is not told.
         let atOpen = try await store.state(account: caller.account)
         guard let (id, stream) = live.open(account: caller.account, device: caller.deviceID) else {
-            throw SyncError(.throttled, "too many live-update streams are open; try again later", retryAfterSeconds: 5)
+            throw SyncRefusal(.throttled, "too many live-update streams are open; try again later", retryAfterSeconds: 5)
         }
         let body = ResponseBody { writer in
             defer { live.close(id, account: caller.account) }
@@ -90,7 +90,7 @@ extension SyncRoutes {
         do {
             try await relay.events.publish(event)
         } catch {
-            context.logger.notice("sync: change notice not published", metadata: ["error": "\(SyncError.from(error).code)"])
+            context.logger.notice("sync: change notice not published", metadata: ["error": "\(SyncRefusal.from(error).code)"])
         }
     }
 

@@ -27,7 +27,7 @@ struct SyncRoutes {
                 let caller = try await signedIn(request, allowingPending: true)
                 let removed = try Self.deviceID(context.parameters.require("id"))
                 guard caller.state != .pending || removed == caller.deviceID else {
-                    throw SyncError(.devicePending, "this device waits for approval: it can withdraw only itself")
+                    throw SyncRefusal(.devicePending, "this device waits for approval: it can withdraw only itself")
                 }
                 try await relay.store.removeDevice(removed, account: caller.account)
                 await announce(.syncCircle(account: caller.account, device: caller.deviceID), context)
@@ -85,7 +85,7 @@ struct SyncRoutes {
                 let caller = try await signedIn(request, allowingPending: true)
                 guard let found = try await relay.store.joinRequest(try context.parameters.require("id"), account: caller.account),
                     caller.state == .trusted || found.deviceID == caller.deviceID
-                else { throw SyncError(.notFound, "no such join request in this circle") }
+                else { throw SyncRefusal(.notFound, "no such join request in this circle") }
                 return try reply(found)
             }
         }
@@ -124,7 +124,7 @@ struct SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let body = try await decode(SyncRecoveryEnvelopes.self, request)
-                guard (1...256).contains(body.envelopes.count) else { throw SyncError(.invalid, "send 1 to 256 envelopes") }
+                guard (1...256).contains(body.envelopes.count) else { throw SyncRefusal(.invalid, "send 1 to 256 envelopes") }
                 for envelope in body.envelopes {
                     try Self.checkCounter(envelope.epoch, "epoch")
                     try Self.checkBlob(envelope.blob, "a recovery envelope")
@@ -145,7 +145,7 @@ struct SyncRoutes {
             await answer(context) {
                 let caller = try await trusted(request)
                 let body = try await decode(SyncKeyEnvelopes.self, request)
-                guard (1...256).contains(body.envelopes.count) else { throw SyncError(.invalid, "send 1 to 256 envelopes") }
+                guard (1...256).contains(body.envelopes.count) else { throw SyncRefusal(.invalid, "send 1 to 256 envelopes") }
                 for envelope in body.envelopes {
                     _ = try Self.deviceID(envelope.deviceID)
                     try Self.checkCounter(envelope.epoch, "epoch")
@@ -171,7 +171,7 @@ struct SyncRoutes {
         do {
             return try await body()
         } catch {
-            let refusal = SyncError.from(error)
+            let refusal = SyncRefusal.from(error)
             if refusal.code == .internal {
                 context.logger.error("sync: request failed", metadata: ["error": "\(refusal.message)"])
             }
@@ -181,7 +181,7 @@ struct SyncRoutes {
 
     func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int = SyncLimits.requestBytes) async throws -> T {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            throw SyncError(.invalid, "send JSON (Content-Type: application/json)")
+            throw SyncRefusal(.invalid, "send JSON (Content-Type: application/json)")
         }
         let buffer = try await request.body.collect(upTo: limit)
         return try SyncJSON.decoder.decode(T.self, from: Data(buffer: buffer))
@@ -198,29 +198,29 @@ struct SyncRoutes {
 
     static func loginName(_ name: String) throws -> String {
         let folded = name.lowercased()
-        guard (1...64).contains(folded.count) else { throw SyncError(.invalid, "an account name is 1 to 64 characters") }
+        guard (1...64).contains(folded.count) else { throw SyncRefusal(.invalid, "an account name is 1 to 64 characters") }
         return folded
     }
 
     static func deviceID(_ id: String) throws -> String {
-        guard SyncDeviceID.isWellFormed(id) else { throw SyncError(.invalid, "a device id is 32 lowercase hexadecimal characters") }
+        guard SyncDeviceID.isWellFormed(id) else { throw SyncRefusal(.invalid, "a device id is 32 lowercase hexadecimal characters") }
         return id
     }
 
     static func checkCounter(_ value: UInt64, _ what: String) throws {
-        guard value <= UInt64(Int64.max) else { throw SyncError(.invalid, "\(what) is out of range") }
+        guard value <= UInt64(Int64.max) else { throw SyncRefusal(.invalid, "\(what) is out of range") }
     }
 
     static func checkBlob(_ blob: Data, _ what: String) throws {
-        guard !blob.isEmpty else { throw SyncError(.invalid, "\(what) is empty") }
-        guard blob.count <= SyncLimits.blobBytes else { throw SyncError(.tooLarge, "\(what) is at most \(SyncLimits.blobBytes) bytes") }
+        guard !blob.isEmpty else { throw SyncRefusal(.invalid, "\(what) is empty") }
+        guard blob.count <= SyncLimits.blobBytes else { throw SyncRefusal(.tooLarge, "\(what) is at most \(SyncLimits.blobBytes) bytes") }
     }
 
     static func checked(_ update: SyncDeviceListUpdate) throws -> SyncDeviceListUpdate {
         try checkCounter(update.version, "the version")
         try checkBlob(update.blob, "the device list")
         if let key = update.recoveryPublicKey, (try? Curve25519.Signing.PublicKey(rawRepresentation: key)) == nil {
-            throw SyncError(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
+            throw SyncRefusal(.invalid, "the recovery public key is not an Ed25519 public key (32 bytes)")
         }
         return update
     }
@@ -229,7 +229,7 @@ struct SyncRoutes {
     static func number(_ request: Request, _ name: String, default value: UInt64, range: ClosedRange<UInt64>) throws -> UInt64 {
         guard let text = request.uri.queryParameters[name[...]] else { return value }
         guard let number = UInt64(String(text)), range.contains(number) else {
-            throw SyncError(.invalid, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw SyncRefusal(.invalid, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }

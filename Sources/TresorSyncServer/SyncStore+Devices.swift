@@ -32,7 +32,7 @@ extension SyncStore {
 
     /// Adds a device to the circle of `account`, creating the circle for its first device
     /// (trusted); any other device is pending, with a join request.
-    /// - Throws: ``SyncError/conflict`` when the device id is taken in the account.
+    /// - Throws: ``SyncRefusal/conflict`` when the device id is taken in the account.
     func enroll(_ enrollment: SyncEnrollment, account: AccountID) async throws -> SyncEnrollmentResponse {
         let logger = self.logger, now = clock()
         return try await db.transaction { connection in
@@ -51,7 +51,7 @@ extension SyncStore {
                         \(state.rawValue), \(now.timeIntervalSince1970))
                 ON CONFLICT (account_id, id) DO NOTHING RETURNING 1
                 """, logger)
-            guard added == 1 else { throw SyncError(.conflict, "a device with this id is already in the account's circle") }
+            guard added == 1 else { throw SyncRefusal(.conflict, "a device with this id is already in the account's circle") }
             guard !created else { return SyncEnrollmentResponse(state: .trusted, createdCircle: true, joinRequest: nil) }
             let request = SyncJoinRequest(
                 requestID: UUID().uuidString.lowercased(), deviceID: enrollment.deviceID, deviceName: enrollment.deviceName,
@@ -99,13 +99,13 @@ extension SyncStore {
     }
 
     /// Removes a device: refused from its next request on; its pending join request is denied.
-    /// - Throws: ``SyncError/notFound`` for a device not in the circle.
+    /// - Throws: ``SyncRefusal/notFound`` for a device not in the circle.
     func removeDevice(_ id: String, account: AccountID) async throws {
         let logger = self.logger
         try await db.transaction { connection in
             let changed = try await connection.count(
                 "UPDATE sync_devices SET state = 'removed' WHERE account_id = \(account.rawValue) AND id = \(id) RETURNING 1", logger)
-            guard changed == 1 else { throw SyncError(.notFound, "no such device in this circle") }
+            guard changed == 1 else { throw SyncRefusal(.notFound, "no such device in this circle") }
             try await connection.run(
                 """
                 UPDATE sync_join_requests SET state = 'denied'
@@ -119,7 +119,7 @@ extension SyncStore {
     /// A new challenge for `deviceID` of `loginName` (stored whether or not they exist: the
     /// answer is checked, not the question). Expired challenges are swept on the way; at most
     /// ``SyncStore/openChallengesPerName`` wait per account name at once.
-    /// - Throws: ``SyncError`` `throttled` beyond that.
+    /// - Throws: ``SyncRefusal`` `throttled` beyond that.
     func newChallenge(loginName: String, deviceID: String) async throws -> SyncChallenge {
         let logger = self.logger, now = clock()
         let challenge = SyncChallenge(
@@ -131,7 +131,7 @@ extension SyncStore {
                 try await connection.value(
                     "SELECT count(*)::bigint FROM sync_challenges WHERE login_name = \(loginName)", logger, as: Int64.self) ?? 0
             guard open < Self.openChallengesPerName else {
-                throw SyncError(
+                throw SyncRefusal(
                     .throttled, "too many sign-ins under way for this account: try again in a minute",
                     retryAfterSeconds: Int(SyncLimits.challengeSeconds))
             }

@@ -55,7 +55,7 @@ extension SyncStore {
     /// Answers a pending join request in one transaction: approving or recovering stores the
     /// new device list (compare-and-swap) — and, approving, the new device's key envelope — and
     /// trusts the device; denying removes it. An expired or answered request changes nothing.
-    /// - Throws: ``SyncError`` `notFound`, `expired`, `conflict`, `staleDeviceList`.
+    /// - Throws: ``SyncRefusal`` `notFound`, `expired`, `conflict`, `staleDeviceList`.
     func answerJoinRequest(_ id: String, account: AccountID, _ answer: JoinAnswer) async throws {
         let logger = self.logger, now = clock().timeIntervalSince1970
         try await db.transaction { connection in
@@ -63,15 +63,15 @@ extension SyncStore {
                 let (device, expires, state) = try await connection.row(
                     "SELECT device_id, expires, state FROM sync_join_requests WHERE id = \(id) AND account_id = \(account.rawValue) FOR UPDATE",
                     logger, as: (String, Double, String).self)
-            else { throw SyncError(.notFound, "no such join request in this circle") }
-            guard state == "pending" else { throw SyncError(.conflict, "this join request was already \(state)") }
-            guard expires > now else { throw SyncError(.expired, "this join request expired: the device asks again") }
+            else { throw SyncRefusal(.notFound, "no such join request in this circle") }
+            guard state == "pending" else { throw SyncRefusal(.conflict, "this join request was already \(state)") }
+            guard expires > now else { throw SyncRefusal(.expired, "this join request expired: the device asks again") }
             switch answer {
             case .deny: break
             case .recover(let list): try await Self.swapDeviceList(list, account: account, connection, logger)
             case .approve(let approval):
                 guard approval.envelope.deviceID == device else {
-                    throw SyncError(.invalid, "the key envelope is not for the joining device")
+                    throw SyncRefusal(.invalid, "the key envelope is not for the joining device")
                 }
                 try await Self.swapDeviceList(approval.deviceList, account: account, connection, logger)
                 try await connection.run(
@@ -102,7 +102,7 @@ extension SyncStore {
     }
 
     /// Stores a new device list if the stored version is still the expected one.
-    /// - Throws: ``SyncError/staleDeviceList`` (nothing stored).
+    /// - Throws: ``SyncRefusal/staleDeviceList`` (nothing stored).
     func putDeviceList(_ update: SyncDeviceListUpdate, account: AccountID) async throws {
         let logger = self.logger
         try await db.transaction { connection in try await Self.swapDeviceList(update, account: account, connection, logger) }
@@ -112,7 +112,7 @@ extension SyncStore {
         _ update: SyncDeviceListUpdate, account: AccountID, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         guard update.version > update.expectedVersion else {
-            throw SyncError(.invalid, "the new device list's version must be greater than the expected one")
+            throw SyncRefusal(.invalid, "the new device list's version must be greater than the expected one")
         }
         // The first list may name the recovery key anew (a first join retried); later ones never.
         let recoveryKey = update.expectedVersion == 0 ? update.recoveryPublicKey : nil
@@ -126,13 +126,13 @@ extension SyncStore {
             let current =
                 try await connection.value(
                     "SELECT device_list_version FROM sync_circles WHERE account_id = \(account.rawValue)", logger, as: Int64.self) ?? 0
-            throw SyncError(.staleDeviceList, "the device list is at version \(current), not \(update.expectedVersion): read it again")
+            throw SyncRefusal(.staleDeviceList, "the device list is at version \(current), not \(update.expectedVersion): read it again")
         }
     }
 
     /// Stores key envelopes for devices of the circle (one per device and epoch; a second
     /// for the same pair replaces the first).
-    /// - Throws: ``SyncError/invalid`` for a device not in the circle, or a removed one.
+    /// - Throws: ``SyncRefusal/invalid`` for a device not in the circle, or a removed one.
     func putEnvelopes(_ envelopes: [SyncKeyEnvelope], account: AccountID) async throws {
         let logger = self.logger, now = clock().timeIntervalSince1970
         try await db.transaction { connection in
@@ -140,7 +140,7 @@ extension SyncStore {
                 let state = try await connection.value(
                     "SELECT state FROM sync_devices WHERE account_id = \(account.rawValue) AND id = \(envelope.deviceID)", logger, as: String.self)
                 guard let state, state != SyncDeviceState.removed.rawValue else {
-                    throw SyncError(.invalid, "envelope \(index): no such device in this circle, or it was removed")
+                    throw SyncRefusal(.invalid, "envelope \(index): no such device in this circle, or it was removed")
                 }
                 try await connection.run(
                     """

@@ -31,14 +31,14 @@ final class SyncStore: Sendable {
     /// same content is answered with its counter again (a retry); with other content it is
     /// refused, as is a sequence that skips one.
     /// - Returns: each upload's record, in order, and whether any was new.
-    /// - Throws: ``SyncError`` (`conflict`, `invalid`, `notFound`), ``NotesError/unavailable(_:)``.
+    /// - Throws: ``SyncRefusal`` (`conflict`, `invalid`, `notFound`), ``NotesError/unavailable(_:)``.
     func push(_ uploads: [SyncUpload], account: AccountID, device: String) async throws -> (records: [SyncRecord], stored: Bool) {
         let logger = self.logger, now = clock().timeIntervalSince1970, beforeCommit = self.beforeCommit
         return try await db.transaction { connection in
             guard
                 let last = try await connection.value(
                     "SELECT last_counter FROM sync_circles WHERE account_id = \(account.rawValue) FOR UPDATE", logger, as: Int64.self)
-            else { throw SyncError(.notFound, "this account has no sync circle") }
+            else { throw SyncRefusal(.notFound, "this account has no sync circle") }
             let sequences = uploads.map { Int64($0.deviceSequence) }
             var stored: [Int64: SyncRecord] = [:]
             for (counter, recordID, sequence, base, body) in try await connection.rows(
@@ -63,16 +63,16 @@ final class SyncStore: Sendable {
                 let sequence = Int64(upload.deviceSequence)
                 if let earlier = stored[sequence] {
                     guard earlier.upload == upload else {
-                        throw SyncError(.conflict, "upload \(index): device sequence \(sequence) is already stored with other content")
+                        throw SyncRefusal(.conflict, "upload \(index): device sequence \(sequence) is already stored with other content")
                     }
                     records.append(earlier)
                     continue
                 }
                 guard sequence == nextSequence else {
-                    throw SyncError(.conflict, "upload \(index): device sequence \(sequence) is not the next one of this device (\(nextSequence))")
+                    throw SyncRefusal(.conflict, "upload \(index): device sequence \(sequence) is not the next one of this device (\(nextSequence))")
                 }
                 guard upload.baseCounter <= UInt64(last) else {
-                    throw SyncError(.invalid, "upload \(index): base counter \(upload.baseCounter) is past the account's latest (\(last))")
+                    throw SyncRefusal(.invalid, "upload \(index): base counter \(upload.baseCounter) is past the account's latest (\(last))")
                 }
                 nextSequence += 1
                 counter += 1

@@ -51,19 +51,19 @@ struct NoteCommand: ParsableCommand {
             try Output.run(options) {
                 title = try AskedText.resolve(title, prompt: "Title:", oneLine: true)
                 folder = try AskedText.resolve(folder, prompt: "Folder:", oneLine: true)
-                let draft: NoteDraft
+                let draft: EditableNote
                 var editedFile: Editor.EditedText?
                 if bodyStdin {
-                    draft = NoteDraft(title: title ?? "", body: try readBodyFromStandardInput())
+                    draft = EditableNote(title: title ?? "", body: try readBodyFromStandardInput())
                 } else if StandardInput.shared.isTerminal {
-                    let file = try Editor.edit(NoteDraft(title: title ?? "", body: "").text)
-                    var edited = NoteDraft(parsing: file.text)
+                    let file = try Editor.edit(EditableNote(title: title ?? "", body: "").text)
+                    var edited = EditableNote(parsing: file.text)
                     if edited.body.hasSuffix("\n") { edited.body.removeLast() }
                     (draft, editedFile) = (edited, file)
                 } else if let title {
-                    draft = NoteDraft(title: title, body: try readBodyFromStandardInput())
+                    draft = EditableNote(title: title, body: try readBodyFromStandardInput())
                 } else {
-                    draft = NoteDraft(parsing: try readBodyFromStandardInput())
+                    draft = EditableNote(parsing: try readBodyFromStandardInput())
                 }
                 guard !draft.isEmpty else { throw ValidationError("the note is empty; nothing was created") }
                 let note = try Editor.EditedText.saving(editedFile, with: "tresor note new") {

@@ -85,17 +85,17 @@ extension NoteCommand {
         /// version); nil when the editor saved it unchanged.
         private static func wholeNote(
             _ id: String, notes: Notes, unlocker: inout NoteUnlocker
-        ) throws -> (NoteDraft, NoteBase?, Editor.EditedText?)? {
+        ) throws -> (EditableNote, NoteBase?, Editor.EditedText?)? {
             guard StandardInput.shared.isTerminal else {
-                let draft = NoteDraft(parsing: try readBodyFromStandardInput())
+                let draft = EditableNote(parsing: try readBodyFromStandardInput())
                 guard !draft.isEmpty else { throw ValidationError("standard input held no note; nothing was changed") }
                 return (draft, nil, nil)
             }
             let opened = try unlocker.withPassphrase { try notes.show(id, passphrase: $0) }
-            let before = NoteDraft(title: opened.summary.title, body: opened.body)
+            let before = EditableNote(title: opened.summary.title, body: opened.body)
             let shown = NoteBase(revision: opened.summary.revision, title: opened.summary.title, body: opened.body)
             let edited = try Editor.edit(before.text)
-            var after = NoteDraft(parsing: edited.text)
+            var after = EditableNote(parsing: edited.text)
             // The editor ends the file with a newline the body may not have had.
             if !before.body.hasSuffix("\n"), after.body.hasSuffix("\n") { after.body.removeLast() }
             guard after != before else { return nil }

@@ -4,7 +4,7 @@ import FoundationEssentials
 /// A note as text — what `$EDITOR` shows and what `tresor note new` and `note edit` read from
 /// standard input: the first line is the title, the rest is the body. One empty line right
 /// after the title separates them, as in a commit message, and is not part of the body.
-struct NoteDraft: Equatable {
+struct EditableNote: Equatable {
     var title: String
     var body: String
 

@@ -8,7 +8,7 @@ import TresorWebStorePostgres
 
 /// A refusal of the sync relay: its code and a message that names no secret, no record body
 /// and no account name.
-struct SyncError: Error, Equatable {
+struct SyncRefusal: Error, Equatable {
     var code: SyncErrorBody.Code
     var message: String
     var retryAfterSeconds: Int?
@@ -19,8 +19,8 @@ struct SyncError: Error, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    static let signInFailed = SyncError(.unauthorized, "sign-in refused: unknown device, wrong signature, or an expired or used challenge")
-    static let removed = SyncError(.deviceRemoved, "this device was removed from the sync circle: leave it (tresor sync leave)")
+    static let signInFailed = SyncRefusal(.unauthorized, "sign-in refused: unknown device, wrong signature, or an expired or used challenge")
+    static let removed = SyncRefusal(.deviceRemoved, "this device was removed from the sync circle: leave it (tresor sync leave)")
 
     var status: HTTPResponse.Status {
         switch code {
@@ -38,21 +38,21 @@ struct SyncError: Error, Equatable {
     }
 
     /// Any failure in the relay's words: the database's as `unavailable` or `internal`.
-    static func from(_ error: any Error) -> SyncError {
+    static func from(_ error: any Error) -> SyncRefusal {
         switch error {
-        case let error as SyncError: return error
-        case NotesError.unavailable(let message): return SyncError(.unavailable, message, retryAfterSeconds: 5)
-        case NotesError.invalid(let message): return SyncError(.invalid, message)
-        case NotesError.notFound(let what): return SyncError(.notFound, "\(what) not found")
-        case NotesError.quotaExceeded(let message): return SyncError(.tooLarge, message)
-        case NotesError.wrongLockState(let message), NotesError.conflict(let message): return SyncError(.conflict, message)
-        case NotesError.staleRevision: return SyncError(.conflict, "the note changed meanwhile; sync again")
-        case is NIOTooManyBytesError: return SyncError(.tooLarge, "the request is larger than this route accepts (docs/SYNC.md, \"Transport\")")
+        case let error as SyncRefusal: return error
+        case NotesError.unavailable(let message): return SyncRefusal(.unavailable, message, retryAfterSeconds: 5)
+        case NotesError.invalid(let message): return SyncRefusal(.invalid, message)
+        case NotesError.notFound(let what): return SyncRefusal(.notFound, "\(what) not found")
+        case NotesError.quotaExceeded(let message): return SyncRefusal(.tooLarge, message)
+        case NotesError.wrongLockState(let message), NotesError.conflict(let message): return SyncRefusal(.conflict, message)
+        case NotesError.staleRevision: return SyncRefusal(.conflict, "the note changed meanwhile; sync again")
+        case is NIOTooManyBytesError: return SyncRefusal(.tooLarge, "the request is larger than this route accepts (docs/SYNC.md, \"Transport\")")
         case let error as HTTPError where error.status == .contentTooLarge:
-            return SyncError(.tooLarge, "the request is larger than this route accepts (docs/SYNC.md, \"Transport\")")
-        case let error as DecodingError: return SyncError(.invalid, "the request does not read: \(Self.describe(error))")
-        case let error as ServerDatabaseError: return SyncError(.internal, error.description)
-        default: return SyncError(.internal, "internal error")
+            return SyncRefusal(.tooLarge, "the request is larger than this route accepts (docs/SYNC.md, \"Transport\")")
+        case let error as DecodingError: return SyncRefusal(.invalid, "the request does not read: \(Self.describe(error))")
+        case let error as ServerDatabaseError: return SyncRefusal(.internal, error.description)
+        default: return SyncRefusal(.internal, "internal error")
         }
     }
 
