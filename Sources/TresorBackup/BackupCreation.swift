@@ -12,14 +12,14 @@ import TresorSystem
 public struct BackupSource {
     public var keybag: Keybag
     /// Every keychain of the home, by name, the login keychain first.
-    public var keychains: [(name: String, keychain: Keychain)]
+    public var keychains: [(name: String, keychain: KeychainStore)]
     public var notes: NotesStore
 
     /// - Parameters:
     ///   - keybag: the home's login keybag (unlocked).
     ///   - keychains: every keychain of the home by name, the login keychain first.
     ///   - notes: the home's notes.
-    public init(keybag: Keybag, keychains: [(name: String, keychain: Keychain)], notes: NotesStore) {
+    public init(keybag: Keybag, keychains: [(name: String, keychain: KeychainStore)], notes: NotesStore) {
         self.keybag = keybag
         self.keychains = keychains
         self.notes = notes

@@ -14,7 +14,7 @@ public struct RestoreTarget {
     public var home: URL
     public var keybag: Keybag
     /// The keychain of a name, nil when the home has none of that name.
-    public var keychain: (String) throws -> Keychain?
+    public var keychain: (String) throws -> KeychainStore?
     /// Where each keychain's database is, relative to the home.
     public var databasePath: (String) -> String
     public var applications: ApplicationRegistry
@@ -28,7 +28,7 @@ public struct RestoreTarget {
     ///   - applications: the home's application registry.
     ///   - notes: the home's notes.
     public init(
-        home: URL, keybag: Keybag, keychain: @escaping (String) throws -> Keychain?, databasePath: @escaping (String) -> String,
+        home: URL, keybag: Keybag, keychain: @escaping (String) throws -> KeychainStore?, databasePath: @escaping (String) -> String,
         applications: ApplicationRegistry, notes: NotesStore
     ) {
         self.home = home

@@ -71,6 +71,6 @@ extension KeybagSlot {
         }
         guard keybag.status.isPasscodeSet else { return }
         guard let passcode else { throw KeychainError.authFailed("\(action) needs the passcode again") }
-        try await offloaded { try Keychain.mapKeybag { try keybag.verify(passcode: passcode) } }
+        try await offloaded { try KeychainStore.mapKeybag { try keybag.verify(passcode: passcode) } }
     }
 }

@@ -11,8 +11,8 @@ import TresorSystem
 final class KeychainProvider: Sendable {
     private let slot: KeybagSlot
     private let settings: KeybagSettings
-    private let login = Mutex<Keychain?>(nil)
-    private let created = Mutex<[String: Keychain]>([:])
+    private let login = Mutex<KeychainStore?>(nil)
+    private let created = Mutex<[String: KeychainStore]>([:])
     private let grants = Mutex<ExecutableGrants?>(nil)
     private let lastLock = Mutex<(reason: String, at: Date)?>(nil)
     private let lastUnlock = Mutex<(means: String, at: Date)?>(nil)
@@ -27,14 +27,14 @@ final class KeychainProvider: Sendable {
     var paths: TresorPaths { slot.paths }
 
     /// The login keychain (`notInitialized` before `tresor init`).
-    func loginKeychain() throws -> Keychain {
+    func loginKeychain() throws -> KeychainStore {
         try login.withLock { login in
             if let login {
                 guard login.needsReopeningToWrite else { return login }
                 // Opened read-only while the file system was: opened anew now it is writable.
                 login.close()
             }
-            let keychain = try Keychain(file: paths.loginKeychain, keybag: try slot.keybag(), name: KeychainName.login)
+            let keychain = try KeychainStore(file: paths.loginKeychain, keybag: try slot.keybag(), name: KeychainName.login)
             login = keychain
             return keychain
         }
@@ -52,13 +52,13 @@ final class KeychainProvider: Sendable {
     }
 
     /// The keychain called `name` (nil: login). System Roots is not one of these: it has no keybag.
-    func keychain(named name: String?) throws -> Keychain {
+    func keychain(named name: String?) throws -> KeychainStore {
         guard let name, name != KeychainName.login else { return try loginKeychain() }
         if let known = created.withLock({ $0[name] }) {
             guard known.needsReopeningToWrite else { return known }
             // Its keybag stays: unlocked or locked as it is.
             known.close()
-            let reopened = try Keychain(file: Self.database(name, paths), keybag: known.keybag, name: name)
+            let reopened = try KeychainStore(file: Self.database(name, paths), keybag: known.keybag, name: name)
             created.withLock { $0[name] = reopened }
             return reopened
         }
@@ -67,7 +67,7 @@ final class KeychainProvider: Sendable {
         }
         // Created by an earlier daemon: open it, locked since start.
         let keybag = try Keybag.open(files: KeybagFiles.keychain(name, in: paths), settings: settings)
-        let keychain = try Keychain(file: Self.database(name, paths), keybag: keybag, name: name)
+        let keychain = try KeychainStore(file: Self.database(name, paths), keybag: keybag, name: name)
         return created.withLock { created in
             if let raced = created[name] { return raced }
             created[name] = keychain
@@ -82,7 +82,7 @@ final class KeychainProvider: Sendable {
     }
 
     /// Creates a keychain with its own passcode; it starts unlocked.
-    func create(name: String, passcode: Passcode) throws -> Keychain {
+    func create(name: String, passcode: Passcode) throws -> KeychainStore {
         guard KeychainName.isValid(name) else { throw KeychainError.param(KeychainName.rule) }
         _ = try slot.keybag()  // the home must be initialised first
         // `Login` beside `login`, `Work` beside `work`: one would hide the other's items from a
@@ -101,7 +101,7 @@ final class KeychainProvider: Sendable {
         } catch KeybagError.alreadyInitialized {
             throw APIError(.duplicateItem, "a keychain named \(name) exists already (tresor keychain list)")
         }
-        let keychain = try Keychain(file: Self.database(name, paths), keybag: keybag, name: name)
+        let keychain = try KeychainStore(file: Self.database(name, paths), keybag: keybag, name: name)
         created.withLock { $0[name] = keychain }
         return keychain
     }
@@ -110,7 +110,7 @@ final class KeychainProvider: Sendable {
     func delete(name: String, passcode: Passcode) throws {
         let keychain = try self.keychain(named: name)
         guard name != KeychainName.login else { throw KeychainError.param("the login keychain cannot be deleted") }
-        try Keychain.mapKeybag { try keychain.keybag.verify(passcode: passcode) }
+        try KeychainStore.mapKeybag { try keychain.keybag.verify(passcode: passcode) }
         created.withLock { _ = $0.removeValue(forKey: name) }
         removeFiles(of: name)
     }
@@ -190,7 +190,7 @@ final class KeychainProvider: Sendable {
     }
 
     /// Runs until cancelled: every second, each open keychain gives its rows of the classes an
-    /// unlock made available their blind indexes (``Keychain/indexRowsOfUnlockedClasses()``),
+    /// unlock made available their blind indexes (``KeychainStore/indexRowsOfUnlockedClasses()``),
     /// off the request threads.
     func runIndexing() async {
         while !Task.isCancelled {

@@ -54,7 +54,7 @@ public final class ApplicationRegistry: Sendable {
     }
 
     private func registryKey() throws -> SymmetricKey {
-        let classKey = try Keychain.mapKeybag { try keybag.classKey(for: .afterFirstUnlockThisDeviceOnly) }
+        let classKey = try KeychainStore.mapKeybag { try keybag.classKey(for: .afterFirstUnlockThisDeviceOnly) }
         return KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.applications.v1")
     }
 

@@ -9,7 +9,7 @@ public struct Caller: Sendable {
     public var defaultAccessGroup: String
     /// The keychain-access application (the `tresor` CLI): lists every group's items, but
     /// reveals a secret, or changes another application's item, only with the user present
-    /// (``Keychain`` says exactly when).
+    /// (``KeychainStore`` says exactly when).
     public var seesEveryGroup: Bool
     /// The passcode given with this request, if any (user presence).
     public var passcode: Passcode?
@@ -55,7 +55,7 @@ public struct Caller: Sendable {
     public func confirmPresence(with keybag: Keybag) throws {
         guard !presenceConfirmed else { return }
         guard let passcode else { throw KeychainError.presenceRequired("this needs the passcode in the request") }
-        try Keychain.mapKeybag { try keybag.verify(passcode: passcode) }
+        try KeychainStore.mapKeybag { try keybag.verify(passcode: passcode) }
     }
 
     /// Whether the caller may read and write items of `group`.

@@ -95,7 +95,7 @@ public final class ExecutableGrants: Sendable {
     private static let associatedData = Data("tresor.executable-grants.v1".utf8)
 
     private func sealingKey() throws -> SymmetricKey {
-        let classKey = try Keychain.mapKeybag { try keybag.classKey(for: .afterFirstUnlockThisDeviceOnly) }
+        let classKey = try KeychainStore.mapKeybag { try keybag.classKey(for: .afterFirstUnlockThisDeviceOnly) }
         return KeyDerivation.hkdfSHA256(inputKeyMaterial: classKey, salt: Data(), info: "tresor.executable-grants.v1")
     }
 }

@@ -159,7 +159,7 @@ enum KeychainDatabase {
         }
         // Every searchable attribute (label, account, …) gets a tag in `custom_attribute_tags`
         // beside the free-form pairs. Every row goes back to unindexed, so searches read it
-        // until its tags are written: by ``Keychain/indexUnindexedRows()`` for the classes
+        // until its tags are written: by ``KeychainStore/indexUnindexedRows()`` for the classes
         // whose key is available, or by the first read that opens it.
         migrator.registerMigration("v6: searchable attribute index") { db in
             for itemClass in ItemClass.allCases {

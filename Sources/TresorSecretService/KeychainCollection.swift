@@ -5,7 +5,7 @@ import TresorKeychain
 /// ``SecretServiceItems`` says (the attribute map in `custom`, the content type in `generic`).
 struct KeychainCollection: SecretCollection {
     let name = CollectionName.login
-    let keychain: @Sendable () throws -> Keychain
+    let keychain: @Sendable () throws -> KeychainStore
 
     var created: Date { Date(timeIntervalSince1970: 0) }
 

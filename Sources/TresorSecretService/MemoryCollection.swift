@@ -79,8 +79,8 @@ final class MemoryCollection: SecretCollection {
     }
 
     func create(label: String, attributes: [String: String], secret: SecretValue, client: SecretServiceClient) throws -> String {
-        guard secret.bytes.count <= Keychain.maximumSecretBytes else {
-            throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes")
+        guard secret.bytes.count <= KeychainStore.maximumSecretBytes else {
+            throw KeychainError.param("the secret is over \(KeychainStore.maximumSecretBytes) bytes")
         }
         let group = client.caller.defaultAccessGroup
         return try contents.withLock { contents in
@@ -112,8 +112,8 @@ final class MemoryCollection: SecretCollection {
     }
 
     func setSecret(_ id: String, _ secret: SecretValue, client: SecretServiceClient) throws {
-        guard secret.bytes.count <= Keychain.maximumSecretBytes else {
-            throw KeychainError.param("the secret is over \(Keychain.maximumSecretBytes) bytes")
+        guard secret.bytes.count <= KeychainStore.maximumSecretBytes else {
+            throw KeychainError.param("the secret is over \(KeychainStore.maximumSecretBytes) bytes")
         }
         try change(id, client: client) { $0.secret = secret }
     }

@@ -8,7 +8,7 @@ import TresorKeychain
 /// free-form attributes (`custom`) are the attribute map and whose `generic` attribute is the
 /// content type in UTF-8.
 public enum SecretServiceItems {
-    public static let service = Keychain.secretServiceItemService
+    public static let service = KeychainStore.secretServiceItemService
 
     /// Adds a new Secret Service item to `keychain`, in the caller's default access group.
     /// - Parameters:
@@ -25,7 +25,7 @@ public enum SecretServiceItems {
     @discardableResult
     public static func add(
         label: String, attributes: [String: String], secret: Data, contentType: String,
-        dates: (created: Date, modified: Date)? = nil, to keychain: Keychain, caller: Caller
+        dates: (created: Date, modified: Date)? = nil, to keychain: KeychainStore, caller: Caller
     ) throws -> KeychainItem {
         try SecretLimits.check(label: label, attributes: attributes)
         guard contentType.utf8.count <= SecretLimits.contentTypeBytes else {
@@ -58,7 +58,7 @@ public enum SecretServiceItems {
     /// - Returns: whether such an item is there.
     /// - Throws: ``KeychainError`` other than `itemNotFound`.
     public static func contains(
-        label: String, attributes: [String: String], secret: Data, in keychain: Keychain, caller: Caller
+        label: String, attributes: [String: String], secret: Data, in keychain: KeychainStore, caller: Caller
     ) throws -> Bool {
         var query = ItemQuery(.genericPassword, limit: .all, returnData: true, returnAttributes: true)
         if !attributes.isEmpty { query.attributes.custom = attributes }

@@ -87,7 +87,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     ///     prompter, nobody at `tresor unlock` or `tresor approve`), once it is dismissed.
     /// - Throws: ``DBusError`` when the bus cannot be reached.
     public init(
-        address: String, loginKeychain: @escaping @Sendable () throws -> Keychain, identify: @escaping SecretServiceIdentifier,
+        address: String, loginKeychain: @escaping @Sendable () throws -> KeychainStore, identify: @escaping SecretServiceIdentifier,
         lockKeybag: @escaping @Sendable () -> Void, askUser: PresenceAsker? = nil, secretRead: (@Sendable (_ executable: String) -> Void)? = nil,
         askToUnlock: UnlockAsker? = nil, collectionLabels: URL? = nil, trust: (any GenericClientTrust)? = nil,
         promptUnasked: (@Sendable (UnaskedPrompt) -> Void)? = nil, logger: Logger

@@ -2,14 +2,14 @@ import Foundation
 import TresorKeychain
 
 extension SyncEngine {
-    /// The losing versions kept by conflicts (``Keychain/syncConflicts()``).
+    /// The losing versions kept by conflicts (``KeychainStore/syncConflicts()``).
     /// - Returns: the conflicts, oldest first.
     /// - Throws: storage errors.
     public func conflicts() throws -> [KeptConflict] {
         try keychain.syncConflicts()
     }
 
-    /// Brings a losing version back as a change of this device (``Keychain/restoreSyncConflict(_:caller:)``);
+    /// Brings a losing version back as a change of this device (``KeychainStore/restoreSyncConflict(_:caller:)``);
     /// the next push sends it to the others.
     /// - Parameters:
     ///   - id: the conflict's id.

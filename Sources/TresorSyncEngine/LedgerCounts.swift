@@ -42,7 +42,7 @@ extension SyncEngine {
     /// - Parameter keychain: the login keychain.
     /// - Returns: the counts.
     /// - Throws: storage errors.
-    public static func counts(in keychain: Keychain) throws -> SyncLedgerCounts {
+    public static func counts(in keychain: KeychainStore) throws -> SyncLedgerCounts {
         let (waiting, all, deletions) = try keychain.syncTransaction { transaction in
             let held = try transaction.held()
             return (try transaction.outboxCount(), held, try heldDeletions(held, transaction))

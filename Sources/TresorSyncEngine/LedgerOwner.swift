@@ -32,7 +32,7 @@ extension SyncEngine {
     /// - Returns: what changed.
     /// - Throws: storage errors.
     @discardableResult
-    public static func adoptLedger(in keychain: Keychain, account: String, deviceID: String) throws -> LedgerAdoption {
+    public static func adoptLedger(in keychain: KeychainStore, account: String, deviceID: String) throws -> LedgerAdoption {
         let owner = LedgerOwner(account: account, deviceID: deviceID)
         return try keychain.syncTransaction { transaction in
             let stored = try transaction.state(named: StateName.ledgerOwner).flatMap { try? JSONDecoder().decode(LedgerOwner.self, from: $0) }

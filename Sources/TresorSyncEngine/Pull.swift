@@ -143,7 +143,7 @@ extension SyncEngine {
     /// - Parameter keychain: the login keychain.
     /// - Returns: the counter of the last record applied; 0 before the first.
     /// - Throws: storage errors.
-    public static func appliedCursor(in keychain: Keychain) throws -> UInt64 {
+    public static func appliedCursor(in keychain: KeychainStore) throws -> UInt64 {
         try keychain.syncTransaction { try progress($0).lastCounter }
     }
 }

@@ -16,7 +16,7 @@ public final class SyncEngine: Sendable {
     let device: LocalDevice
     let list: TrustedDeviceList
     let keys: CircleKeyring
-    let keychain: Keychain
+    let keychain: KeychainStore
     let clock: @Sendable () -> Date
     let pageSize: Int
 
@@ -30,7 +30,7 @@ public final class SyncEngine: Sendable {
     ///   - pageSize: the records asked for per page; by default the most a server gives, so a
     ///     first sync takes the account's records in few requests and transactions.
     public init(
-        transport: any SyncRecordTransport, device: LocalDevice, list: TrustedDeviceList, keys: CircleKeyring, keychain: Keychain,
+        transport: any SyncRecordTransport, device: LocalDevice, list: TrustedDeviceList, keys: CircleKeyring, keychain: KeychainStore,
         clock: @escaping @Sendable () -> Date = { Date() }, pageSize: Int = SyncLimits.pageRecords
     ) {
         self.transport = transport

@@ -168,7 +168,7 @@ import TresorKeybag
     /// them all.
     @Test func aValueManyItemsShareIsNotSearchedOnTheRequestsThread() throws {
         let home = try KeychainHome()
-        let many = Keychain.indexOnlyCandidateLimit + 1
+        let many = KeychainStore.indexOnlyCandidateLimit + 1
         for index in 0..<many {
             _ = try home.keychain.add(
                 .genericPassword, attributes: genericPassword(service: "shared", account: "a\(index)"), secret: secret("s"), caller: Callers.appA)

@@ -414,7 +414,7 @@ import TresorKeybag
         let id = try home.keychain.add(.genericPassword, attributes: item("1", custom: ["user": "bob"]), secret: secret("1"), caller: Callers.appA).id
         let current = try tags(home, id)
         let stale = home.keychain.sealing.customAttributeTags(["user": "ada"], itemClass: .genericPassword)
-        home.keychain.indexOpenedRows([Keychain.UnindexedRow(id: Int64(id)!, customTags: stale)], itemClass: .genericPassword)
+        home.keychain.indexOpenedRows([KeychainStore.UnindexedRow(id: Int64(id)!, customTags: stale)], itemClass: .genericPassword)
         #expect(try tags(home, id) == current)
     }
 
@@ -472,11 +472,11 @@ import TresorKeybag
         let rare = sealing.customAttributeTags(["user": "ada"], itemClass: .genericPassword)
         let absent = sealing.customAttributeTags(["user": "nobody"], itemClass: .genericPassword)
         try home.keychain.database.read { (db: Database) throws in
-            #expect(try Keychain.rarestFirst(db, tags: common + rare, itemClass: .genericPassword).first == rare[0])
-            #expect(try Keychain.rarestFirst(db, tags: rare + common, itemClass: .genericPassword).first == rare[0])
-            #expect(try Keychain.rarestFirst(db, tags: common + rare + absent, itemClass: .genericPassword).first == absent[0])
-            #expect(try Keychain.customAttributeCandidates(db, tags: common + rare, itemClass: .genericPassword, groupTags: nil).count == 36)
-            #expect(try Keychain.customAttributeCandidates(db, tags: common + absent, itemClass: .genericPassword, groupTags: nil).isEmpty)
+            #expect(try KeychainStore.rarestFirst(db, tags: common + rare, itemClass: .genericPassword).first == rare[0])
+            #expect(try KeychainStore.rarestFirst(db, tags: rare + common, itemClass: .genericPassword).first == rare[0])
+            #expect(try KeychainStore.rarestFirst(db, tags: common + rare + absent, itemClass: .genericPassword).first == absent[0])
+            #expect(try KeychainStore.customAttributeCandidates(db, tags: common + rare, itemClass: .genericPassword, groupTags: nil).count == 36)
+            #expect(try KeychainStore.customAttributeCandidates(db, tags: common + absent, itemClass: .genericPassword, groupTags: nil).isEmpty)
         }
     }
 
@@ -491,7 +491,7 @@ import TresorKeybag
         let paged = columns != "id"
         for groupCount in [nil, 1, 2] as [Int?] {
             for tagCount in [1, 3] {
-                let sql = Keychain.customAttributeCandidatesSQL(.genericPassword, tagCount: tagCount, groupCount: groupCount, columns: columns)
+                let sql = KeychainStore.customAttributeCandidatesSQL(.genericPassword, tagCount: tagCount, groupCount: groupCount, columns: columns)
                 var arguments = StatementArguments()
                 for index in 0..<tagCount { arguments += [Data(repeating: UInt8(index), count: 32), "genp"] }
                 let groups =

@@ -796,7 +796,7 @@ import TresorKeybag
     @Test func oversizeSecretIsRefusedAndNothingStored() throws {
         let home = try KeychainHome()
         let keychain = home.keychain
-        let tooBig = Data(repeating: 0x41, count: Keychain.maximumSecretBytes + 1)
+        let tooBig = Data(repeating: 0x41, count: KeychainStore.maximumSecretBytes + 1)
         expectKeychainError(.param) {
             try keychain.add(.genericPassword, attributes: genericPassword(service: "big", account: "a"), secret: tooBig, caller: Callers.appA)
         }
@@ -804,7 +804,7 @@ import TresorKeybag
         #expect(try home.rowCount(.genericPassword) == 0)
 
         // The limit itself is fine, and an update past it changes nothing.
-        let atLimit = Data((0..<Keychain.maximumSecretBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let atLimit = Data((0..<KeychainStore.maximumSecretBytes).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try keychain.add(.genericPassword, attributes: genericPassword(service: "big", account: "a"), secret: atLimit, caller: Callers.appA)
         var changes = ItemAttributes()
         changes.label = "should not stick"

@@ -62,11 +62,11 @@ import TresorKeybag
         #expect(try home.keychain.copyMatching(genericQuery(service: "renamed", account: "ada"), caller: cli).map(\.id) == [item.id])
     }
 
-    /// A search no index answers reads its rows page by page (`Keychain.scanPageSize`): every
+    /// A search no index answers reads its rows page by page (`KeychainStore.scanPageSize`): every
     /// page is seen, and the pages hold the rows in order without repeats.
     @Test func aScanOverManyPagesFindsEveryMatchOnce() throws {
         let home = try KeychainHome()
-        let count = Keychain.scanPageSize * 2 + 7
+        let count = KeychainStore.scanPageSize * 2 + 7
         for index in 0..<count {
             var attributes = genericPassword(service: "svc-\(index)", account: "ada")
             attributes.label = index % 2 == 0 ? "even" : "odd"

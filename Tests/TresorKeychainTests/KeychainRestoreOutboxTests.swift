@@ -19,7 +19,7 @@ import TresorStorage
 
     /// Commits staged statements as a restore's journal does — here twice, as a journal replayed
     /// after a crash may: each has the effect of once.
-    static func commit(_ staged: [(BackupOutcome, [StagedStatement])], _ keychain: Keychain) throws {
+    static func commit(_ staged: [(BackupOutcome, [StagedStatement])], _ keychain: KeychainStore) throws {
         for _ in 0..<2 {
             try keychain.database.write { db in
                 for statement in staged.flatMap(\.1) { try db.execute(sql: statement.sql, arguments: StatementArguments(statement.arguments)) }
@@ -27,7 +27,7 @@ import TresorStorage
         }
     }
 
-    func recordedItems(_ keychain: Keychain) throws -> [Int64?] {
+    func recordedItems(_ keychain: KeychainStore) throws -> [Int64?] {
         try keychain.database.read { db in
             try Row.fetchAll(db, sql: "SELECT item_id FROM sync_records ORDER BY item_id").map { $0["item_id"] as Int64? }
         }

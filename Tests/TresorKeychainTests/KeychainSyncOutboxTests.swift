@@ -25,11 +25,11 @@ import TresorKeybag
         return ItemQuery(.genericPassword, attributes: attributes)
     }
 
-    func outbox(_ keychain: Keychain) throws -> [OutboxEntry] {
+    func outbox(_ keychain: KeychainStore) throws -> [OutboxEntry] {
         try keychain.syncTransaction { try $0.outbox() }
     }
 
-    func records(_ keychain: Keychain) throws -> [Row] {
+    func records(_ keychain: KeychainStore) throws -> [Row] {
         try keychain.database.read { db in try Row.fetchAll(db, sql: "SELECT record_id, item_id FROM sync_records") }
     }
 
@@ -58,7 +58,7 @@ import TresorKeybag
     /// other items record nothing.
     @Test func aCreatedKeychainRefusesSynchronizableItemsAndRecordsNothing() throws {
         let home = try KeychainHome()
-        let work = try Keychain(file: home.home.appendingPathComponent("work.keychain.db"), keybag: home.keybag, name: "work")
+        let work = try KeychainStore(file: home.home.appendingPathComponent("work.keychain.db"), keybag: home.keybag, name: "work")
         expectKeychainError(.param, "added synchronizable") {
             try work.add(.genericPassword, attributes: Self.password("mail"), secret: Data("s".utf8), caller: Callers.appA)
         }

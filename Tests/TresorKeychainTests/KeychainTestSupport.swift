@@ -24,7 +24,7 @@ final class KeychainHome {
     let paths: TresorPaths
     let passcodeText: String?
     private(set) var keybag: Keybag
-    private(set) var keychain: Keychain
+    private(set) var keychain: KeychainStore
 
     var home: URL { paths.home }
     var keychainFile: URL { paths.home.appendingPathComponent("login.keychain.db") }
@@ -36,21 +36,21 @@ final class KeychainHome {
         paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         passcodeText = passcode
         keybag = try Keybag.create(paths: paths, passcode: passcode.map { TresorKeychainTests.passcode($0) }, settings: keychainTestSettings)
-        keychain = try Keychain(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag)
+        keychain = try KeychainStore(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag)
     }
 
     /// Simulates a daemon restart: the keybag is opened again (locked since start when a
     /// passcode is set) and the keychain reopened over the same file.
     func restart() throws {
         let newKeybag = try Keybag.open(paths: paths, settings: keychainTestSettings)
-        let newKeychain = try Keychain(file: keychainFile, keybag: newKeybag)
+        let newKeychain = try KeychainStore(file: keychainFile, keybag: newKeybag)
         keybag = newKeybag
         keychain = newKeychain
     }
 
     /// Reopens only the keychain (same keybag, same lock state).
     func reopenKeychain() throws {
-        keychain = try Keychain(file: keychainFile, keybag: keybag)
+        keychain = try KeychainStore(file: keychainFile, keybag: keybag)
     }
 
     func unlock() throws { try keybag.unlock(passcode: passcode) }

@@ -9,7 +9,7 @@ import TresorStorage
 
 /// An update or a delete returns before its truncating checkpoint runs; the old row's
 /// ciphertext still leaves the WAL within ``DeferredCheckpoint/bound`` of the write, or as soon
-/// as ``Keychain/completePendingCheckpoint()`` returns (the daemon's lock), whichever comes
+/// as ``KeychainStore/completePendingCheckpoint()`` returns (the daemon's lock), whichever comes
 /// first — and, while a reader holds a snapshot from before the write, once it ends
 /// (docs/SECURITY.md, "The home at rest").
 @Suite struct KeychainWALCheckpointTests {

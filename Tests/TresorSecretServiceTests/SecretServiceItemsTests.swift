@@ -9,12 +9,12 @@ import TresorSystem
 @Suite struct SecretServiceItemsTests {
     /// A keychain on a fresh home with an unlocked keybag (no passcode, cheap KDF); the
     /// folder is removed when `body` returns.
-    func withKeychain(_ body: (Keychain) throws -> Void) throws {
+    func withKeychain(_ body: (KeychainStore) throws -> Void) throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-ss-items-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: root) }
         let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         let keybag = try Keybag.create(paths: paths, passcode: nil, settings: .insecureForTesting(kdfRounds: 1_000))
-        try body(try Keychain(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag))
+        try body(try KeychainStore(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag))
     }
 
     let owner = Caller(accessGroups: ["exe:/usr/bin/secret-tool"], defaultAccessGroup: "exe:/usr/bin/secret-tool")

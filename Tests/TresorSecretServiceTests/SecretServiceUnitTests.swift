@@ -139,7 +139,7 @@ import FoundationXML
     @Test func theSessionCollectionStopsAtItsByteBudget() throws {
         let collection = MemoryCollection()
         let caller = SecretServiceClient(caller: Caller(accessGroups: ["g"], defaultAccessGroup: "g"), executable: "/g")
-        let large = SecretValue(bytes: Array(repeating: 7, count: Keychain.maximumSecretBytes), contentType: "text/plain")
+        let large = SecretValue(bytes: Array(repeating: 7, count: KeychainStore.maximumSecretBytes), contentType: "text/plain")
         var created: [String] = []
         var refused: (any Error)?
         for index in 0..<2_000 {
@@ -150,7 +150,7 @@ import FoundationXML
                 break
             }
         }
-        #expect(created.count == MemoryCollection.byteBudget / Keychain.maximumSecretBytes - 1, "stopped at the budget, not the item count")
+        #expect(created.count == MemoryCollection.byteBudget / KeychainStore.maximumSecretBytes - 1, "stopped at the budget, not the item count")
         #expect((refused as? DBusError)?.name == "org.freedesktop.DBus.Error.LimitsExceeded")
         // A secret grown past the budget is refused too, and the item keeps its old one.
         let small = try collection.store(

@@ -23,7 +23,7 @@ struct LedgerOwnerTests {
     /// `keychain` joins `world`'s account as a new device of the circle, approved by its first
     /// device and given the circle key; the other devices' engines are made again with the
     /// list that names it.
-    static func join(_ world: SyncWorld, keychain: Keychain, name: String) async throws -> (LocalDevice, SyncEngine) {
+    static func join(_ world: SyncWorld, keychain: KeychainStore, name: String) async throws -> (LocalDevice, SyncEngine) {
         let device = try LocalDevice.create(name: name)
         _ = try await world.relay.store.enroll(
             SyncEnrollment(
@@ -31,7 +31,7 @@ struct LedgerOwnerTests {
                 credentialPublicKey: device.identity.signingKey, identity: Data()),
             account: world.accountID)
         let list = try world.list.accepting(try world.list.adding(device.identity).signed(by: world.devices[0].local))
-        func engine(for local: LocalDevice, _ keychain: Keychain) throws -> SyncEngine {
+        func engine(for local: LocalDevice, _ keychain: KeychainStore) throws -> SyncEngine {
             let share = try world.circleKey.share(to: local.identity, account: SyncWorld.accountName, from: world.devices[0].local)
             return SyncEngine(
                 transport: RelayTransport(relay: world.relay, account: world.accountID, deviceID: local.deviceID), device: local,

@@ -81,7 +81,7 @@ struct ReplicationTests {
                     secret: Data("secret".utf8), caller: testCaller)
             }
         }
-        let work = try Keychain(file: laptop.root.appendingPathComponent("work.keychain.db"), keybag: laptop.keybag, name: "work")
+        let work = try KeychainStore(file: laptop.root.appendingPathComponent("work.keychain.db"), keybag: laptop.keybag, name: "work")
         // A created keychain's items cannot be synchronizable (KeychainSyncOutboxTests): its others stay too.
         try work.add(
             .genericPassword, attributes: TestDevice.attributes("created-keychain", synchronizable: false), secret: Data("x".utf8), caller: testCaller

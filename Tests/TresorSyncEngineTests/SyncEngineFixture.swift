@@ -39,7 +39,7 @@ final class TestDevice: @unchecked Sendable {
     let name: String
     let root: URL
     let keybag: Keybag
-    let keychain: Keychain
+    let keychain: KeychainStore
     let local: LocalDevice
     var engine: SyncEngine!
 
@@ -48,7 +48,7 @@ final class TestDevice: @unchecked Sendable {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-sync-engine-\(UUID().uuidString)")
         let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         keybag = try Keybag.create(paths: paths, passcode: try Passcode(Self.passcode), settings: KeybagSettings.insecureForTesting(kdfRounds: 1_000))
-        keychain = try Keychain(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag)
+        keychain = try KeychainStore(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag)
         local = try LocalDevice.create(name: name)
     }
 

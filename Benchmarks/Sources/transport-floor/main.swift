@@ -47,11 +47,11 @@ final class FixedResponder: ChannelInboundHandler, @unchecked Sendable {
 final class KeychainResponder: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
-    let keychain: Keychain
+    let keychain: KeychainStore
     let caller = Caller(accessGroups: ["BENCH.bench"], defaultAccessGroup: "BENCH.bench")
     private var account = ""
 
-    init(keychain: Keychain) { self.keychain = keychain }
+    init(keychain: KeychainStore) { self.keychain = keychain }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -76,7 +76,7 @@ case "keychain":
     let keybag = try Keybag.open(paths: paths)
     let passcode = readLine(strippingNewline: true) ?? ""
     try keybag.unlock(passcode: try Passcode(passcode))
-    let keychain = try Keychain(file: paths.loginKeychain, keybag: keybag)
+    let keychain = try KeychainStore(file: paths.loginKeychain, keybag: keybag)
     let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {

@@ -133,7 +133,7 @@ struct BackupBench {
     /// store, in this process, before its daemon starts.
     private func fill(_ home: BenchHome) throws {
         let keybag = try Keybag.create(paths: home.paths, passcode: try Passcode(Self.passcode))
-        let keychain = try TresorKeychain.Keychain(file: home.paths.loginKeychain, keybag: keybag)
+        let keychain = try KeychainStore(file: home.paths.loginKeychain, keybag: keybag)
         let caller = Caller(accessGroups: ["tresor"], defaultAccessGroup: "tresor", seesEveryGroup: true)
         for index in 0..<items {
             var attributes = ItemAttributes()

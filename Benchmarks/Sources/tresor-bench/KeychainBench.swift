@@ -13,7 +13,7 @@ import Glibc
 ///
 /// Set-up: a temporary home with a passcode, this executable registered as application
 /// `BENCH.bench` (`tresor app register`). The store is grown between measurements *in-process*
-/// with TresorKeychain's `Keychain` on the same home while the daemon is stopped (the bulk-fill
+/// with `KeychainStore` on the same home while the daemon is stopped (the bulk-fill
 /// path); everything measured goes through a freshly started `tresord`.
 struct KeychainBench {
     static let passcode = "bench passcode 1"
@@ -82,7 +82,7 @@ struct KeychainBench {
         guard !range.isEmpty || cliItems else { return (0, [:]) }
         let keybag = try Keybag.open(paths: paths)
         try keybag.unlock(passcode: try Passcode(Self.passcode))
-        let keychain = try TresorKeychain.Keychain(file: paths.loginKeychain, keybag: keybag)
+        let keychain = try KeychainStore(file: paths.loginKeychain, keybag: keybag)
         let app = Caller(accessGroups: [Self.appID], defaultAccessGroup: Self.appID)
         let secret = Data(repeating: 0x5A, count: 32)
         let start = nowNanos()

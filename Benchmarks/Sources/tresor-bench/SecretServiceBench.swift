@@ -587,7 +587,7 @@ struct SecretServiceBench {
     func fill(_ bench: KeychainBench, _ range: Range<Int>, group: String) throws -> (seconds: Double, inProcess: [String: Any]) {
         let keybag = try Keybag.open(paths: bench.paths)
         try keybag.unlock(passcode: try Passcode(KeychainBench.passcode))
-        let keychain = try TresorKeychain.Keychain(file: bench.paths.loginKeychain, keybag: keybag)
+        let keychain = try KeychainStore(file: bench.paths.loginKeychain, keybag: keybag)
         let caller = Caller(accessGroups: [group], defaultAccessGroup: group)
         let secret = Data(SecretServiceWire.secret.utf8)
         let start = nowNanos()

@@ -168,7 +168,7 @@ struct SyncScaleBench {
     /// `notes` notes of about 500 bytes, in-process with the daemon stopped.
     func fill(_ home: BenchHome) throws {
         let keybag = try Keybag.create(paths: home.paths, passcode: try Passcode(SyncBenchServer.passcode))
-        let keychain = try TresorKeychain.Keychain(file: home.paths.loginKeychain, keybag: keybag)
+        let keychain = try KeychainStore(file: home.paths.loginKeychain, keybag: keybag)
         let app = Caller(accessGroups: [SyncBenchServer.appID], defaultAccessGroup: SyncBenchServer.appID)
         for index in 0..<items {
             var attributes = ItemAttributes()

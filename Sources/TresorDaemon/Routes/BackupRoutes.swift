@@ -144,7 +144,7 @@ struct BackupRoutes {
     /// The whole home, as a backup reads it.
     private func source(_ keybag: Keybag) throws -> BackupSource {
         let login = try keychains.loginKeychain()
-        var all: [(name: String, keychain: Keychain)] = [(KeychainName.login, login)]
+        var all: [(name: String, keychain: KeychainStore)] = [(KeychainName.login, login)]
         for name in keychains.createdNames() { all.append((name, try keychains.keychain(named: name))) }
         return BackupSource(keybag: keybag, keychains: all, notes: try notes.store())
     }

@@ -49,7 +49,7 @@ final class BackgroundSync: Sendable {
     private let listenerWakeStream: AsyncStream<Void>
     private let state = Mutex<BackgroundSyncReport>(BackgroundSyncReport())
     /// The login keychain observed, with its observation (a keychain opened anew is observed anew).
-    private let observed = Mutex<(keychain: Keychain, observation: SyncOutboxObservation)?>(nil)
+    private let observed = Mutex<(keychain: KeychainStore, observation: SyncOutboxObservation)?>(nil)
     /// The notes store observed, likewise (a store reopened writable is observed anew): its
     /// outbox, and its change feed for the folders, which the outbox does not hold.
     private let observedNotes = Mutex<ObservedNotes?>(nil)

@@ -20,11 +20,11 @@ extension SyncAccount {
     ///   - notes: the home's notes.
     /// - Returns: the records held.
     /// - Throws: `APIError` (not a trusted member, the server unreachable, the limit reached).
-    func holdWhileLocked(_ keychain: Keychain, notes: NotesStore?) async throws -> Int {
+    func holdWhileLocked(_ keychain: KeychainStore, notes: NotesStore?) async throws -> Int {
         try await oneAtATime { try await self.holdAlone(keychain, notes: notes) }
     }
 
-    private func holdAlone(_ keychain: Keychain, notes: NotesStore?) async throws -> Int {
+    private func holdAlone(_ keychain: KeychainStore, notes: NotesStore?) async throws -> Int {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             var held = try HeldPages.load(paths)
@@ -67,7 +67,7 @@ extension SyncAccount {
     /// sync's own pull reads them from the server after refreshing the list and keys.
     /// - Returns: what was applied.
     /// - Throws: `APIError` `.conflict` for a refused held page; storage errors (the pages stay).
-    func applyHeldPages(_ keychain: Keychain, _ file: SyncAccountFile, _ device: LocalDevice, _ keybag: Keybag) async throws -> PullSummary {
+    func applyHeldPages(_ keychain: KeychainStore, _ file: SyncAccountFile, _ device: LocalDevice, _ keybag: Keybag) async throws -> PullSummary {
         guard HeldPages.exist(paths) else { return PullSummary() }
         do {
             guard let history = file.history else { throw SyncError.invalidList("no list") }

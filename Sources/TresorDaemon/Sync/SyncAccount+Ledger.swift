@@ -12,7 +12,7 @@ extension SyncAccount {
     /// - Parameter keychain: the login keychain.
     /// - Returns: the counters.
     /// - Throws: storage errors.
-    nonisolated func counters(_ keychain: Keychain) throws -> SyncCounters {
+    nonisolated func counters(_ keychain: KeychainStore) throws -> SyncCounters {
         let counts = try SyncEngine.counts(in: keychain)
         let last = try keychain.syncTransaction { try $0.state(named: Self.lastSyncState) }
         return SyncCounters(
@@ -30,7 +30,7 @@ extension SyncAccount {
     /// Records that a sync ended now.
     /// - Parameter keychain: the login keychain.
     /// - Throws: storage errors.
-    nonisolated func recordSyncEnded(_ keychain: Keychain) throws {
+    nonisolated func recordSyncEnded(_ keychain: KeychainStore) throws {
         try keychain.syncTransaction { try $0.setState(Data(String(Date().timeIntervalSince1970).utf8), named: Self.lastSyncState) }
     }
 
@@ -38,7 +38,7 @@ extension SyncAccount {
     /// - Parameter keychain: the login keychain.
     /// - Returns: the conflicts, their attributes nil while their class is locked.
     /// - Throws: storage errors.
-    nonisolated func conflicts(_ keychain: Keychain) throws -> [SyncConflictInfo] {
+    nonisolated func conflicts(_ keychain: KeychainStore) throws -> [SyncConflictInfo] {
         try keychain.syncConflicts().map { SyncConflictInfo(id: $0.id, itemClass: $0.item?.itemClass, attributes: $0.item?.attributes) }
     }
 }

@@ -23,7 +23,7 @@ extension SyncAccount {
     /// One at a time, in the order asked — `tresor sync now` and the background sync may ask
     /// together, and two pulls at once would each apply the same page.
     /// - Throws: `APIError` (not joined, waiting, removed, locked, server unreachable…).
-    func syncNow(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
+    func syncNow(_ keychain: KeychainStore, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
         try await oneAtATime { try await self.syncAlone(keychain, notes: notes, allowDeletions: allowDeletions) }
     }
 
@@ -38,7 +38,7 @@ extension SyncAccount {
         return try await run.value
     }
 
-    private func syncAlone(_ keychain: Keychain, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
+    private func syncAlone(_ keychain: KeychainStore, notes: NotesStore?, allowDeletions: Bool) async throws -> SyncNowAnswer {
         try await SyncAPIErrors.mapped {
             var (file, device, keybag) = try trusted()
             guard keybag.lockState == .unlocked else {

@@ -8,7 +8,7 @@ import TresorStorage
 import TresorSystem
 
 // The checks add, update and find share.
-extension Keychain {
+extension KeychainStore {
     static func checkSize(of secret: Data) throws {
         guard secret.count <= maximumSecretBytes else {
             throw KeychainError.param("the secret is \(secret.count) bytes; the limit is \(maximumSecretBytes)")

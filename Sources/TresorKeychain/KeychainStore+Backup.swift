@@ -39,7 +39,7 @@ public enum ItemReading: Sendable {
 
 // Backups (docs/FORMAT.md, "Backups"): every item read in one read transaction, and restored
 // items prepared as the rows this keychain would write — staged, then committed by a journal.
-extension Keychain {
+extension KeychainStore {
     /// Reads every item of every class, opened, in one read transaction (a consistent snapshot
     /// while writes go on), and hands each to `body` in order. An item whose class is locked or
     /// whose row does not open is handed over as ``ItemReading/unreadable(itemClass:id:protectionClass:reason:)``.
@@ -118,7 +118,7 @@ extension Keychain {
 ///
 /// Every statement can run twice with the effect of once (docs/FORMAT.md, "Restoring").
 public final class KeychainRestore {
-    let keychain: Keychain
+    let keychain: KeychainStore
     let onConflict: ConflictPolicy
     /// The metadata keys staged or found, by `class/protection class`: the rows staged here are
     /// sealed under them, so the commit checks that the database still holds them.
@@ -132,7 +132,7 @@ public final class KeychainRestore {
     /// - Parameters:
     ///   - keychain: the keychain restored into.
     ///   - onConflict: what to do with an item whose primary key another item holds.
-    public init(keychain: Keychain, onConflict: ConflictPolicy) {
+    public init(keychain: KeychainStore, onConflict: ConflictPolicy) {
         self.keychain = keychain
         self.onConflict = onConflict
     }
@@ -152,7 +152,7 @@ public final class KeychainRestore {
                     do {
                         return try stage(item, db)
                     } catch let error as DatabaseError {
-                        throw Keychain.readError(error)
+                        throw KeychainStore.readError(error)
                     }
                 }
             }
@@ -166,9 +166,9 @@ public final class KeychainRestore {
         guard let group = attributes.accessGroup, !group.isEmpty, let protectionClass = attributes.accessible else {
             throw KeychainError.param("the item has no access group or protection class")
         }
-        guard item.secret.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is too large") }
+        guard item.secret.count <= KeychainStore.maximumSecretBytes else { throw KeychainError.param("the secret is too large") }
         guard let backupID = Int64(item.id), backupID > 0 else { throw KeychainError.param("the item's id is not a row id") }
-        let classKey = try Keychain.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
+        let classKey = try KeychainStore.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
         let sealing = keychain.sealing
         let values = AttributeValues(attributes)
         let table = itemClass.table
@@ -271,7 +271,7 @@ public final class KeychainRestore {
     /// Whether the stored item `existing` is `item`: the same attributes and the same secret.
     private func isIdentical(_ existing: StoredItem, to item: BackedUpItem, _ db: Database) throws -> Bool {
         guard existing.protectionClass == item.protectionClass.rawValue else { return false }
-        let classKey = try Keychain.mapKeybag { try keychain.keybag.classKey(for: item.protectionClass) }
+        let classKey = try KeychainStore.mapKeybag { try keychain.keybag.classKey(for: item.protectionClass) }
         let key = try keychain.metadataKey(item.itemClass, item.protectionClass, classKey: classKey, db: db, create: false)
         let sealing = keychain.sealing
         let attributes = try sealing.decodeMetadata(try sealing.openMetadataJSON(existing, itemClass: item.itemClass, key: key), of: existing)

@@ -6,7 +6,7 @@ import GRDB
 /// account) opens the rows holding all of them — and the rows not indexed yet — instead of
 /// every row of the caller's groups (1.2 s at 100,000 items). The index only narrows the rows:
 /// each is still matched in full once opened, so a tag collision cannot return a wrong item.
-extension Keychain {
+extension KeychainStore {
     /// The ids of the rows a search for every one of `tags` may match: those holding them all,
     /// plus those written before the index, in the groups of `groupTags` (nil: every group).
     /// One statement, so a row indexed meanwhile is in exactly one of the two.

@@ -8,7 +8,7 @@ import TresorStorage
 import TresorSystem
 
 // How a query finds its items: blind indexes first, a bounded scan otherwise (docs/FORMAT.md, "Keychains").
-extension Keychain {
+extension KeychainStore {
     struct Match {
         var stored: StoredItem
         var attributes: ItemAttributes

@@ -72,7 +72,7 @@ public enum SyncedItemWrite: Sendable, Equatable {
     case collides(itemID: Int64, record: SyncRecordState?)
 }
 
-/// A losing version kept by a conflict (``Keychain/syncConflicts()``).
+/// A losing version kept by a conflict (``KeychainStore/syncConflicts()``).
 public struct KeptConflict: Sendable, Equatable {
     public let id: String
     public let recordID: String
@@ -93,12 +93,12 @@ public struct HeldRecord: Sendable, Equatable {
 }
 
 /// The sync engine's access to this keychain's database, inside one write transaction
-/// (``Keychain/syncTransaction(_:)``): items written or deleted here record nothing in the
+/// (``KeychainStore/syncTransaction(_:)``): items written or deleted here record nothing in the
 /// outbox — they are what arrived — and everything commits together with the engine's state.
 /// What runs once per arriving record is a cached statement (`cachedStatement(sql:)`): a new
 /// device's first sync runs each of them thousands of times.
 public struct KeychainSyncTransaction {
-    let keychain: Keychain
+    let keychain: KeychainStore
     let db: Database
 
     // MARK: State
@@ -178,7 +178,7 @@ public struct KeychainSyncTransaction {
         guard let protectionClass = ProtectionClass(rawValue: stored.protectionClass) else {
             throw KeychainError.decode("item \(id) has an unknown protection class")
         }
-        let classKey = try Keychain.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
+        let classKey = try KeychainStore.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
         let key = try keychain.metadataKey(itemClass, protectionClass, classKey: classKey, db: db, create: false)
         let attributes = try keychain.sealing.decodeMetadata(
             try keychain.sealing.openMetadataJSON(stored, itemClass: itemClass, key: key), of: stored)
@@ -190,7 +190,7 @@ public struct KeychainSyncTransaction {
     /// - Parameter protectionClass: the class an arriving item is in.
     /// - Throws: ``KeychainError/interactionNotAllowed(_:)`` while it is locked.
     public func requireAvailable(_ protectionClass: ProtectionClass) throws {
-        _ = try Keychain.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
+        _ = try KeychainStore.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
     }
 
     /// How many items of this keychain sync (the base of a mass deletion's quarter).
@@ -220,9 +220,9 @@ public struct KeychainSyncTransaction {
         guard keychain.mayArrive(attributes), let group = attributes.accessGroup, !group.isEmpty else {
             throw KeychainError.param("an arriving item that does not sync")
         }
-        guard item.secret.count <= Keychain.maximumSecretBytes else { throw KeychainError.param("the secret is too large") }
+        guard item.secret.count <= KeychainStore.maximumSecretBytes else { throw KeychainError.param("the secret is too large") }
         let protectionClass = item.protectionClass
-        let classKey = try Keychain.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
+        let classKey = try KeychainStore.mapKeybag { try keychain.keybag.classKey(for: protectionClass) }
         let sealing = keychain.sealing
         let values = AttributeValues(attributes)
         let table = itemClass.table
@@ -492,7 +492,7 @@ public struct KeychainSyncTransaction {
     /// Forgets what this keychain knows of the sync account it synced with before — the
     /// records and their versions, the changes waiting to go out and those held, the engine's
     /// state — so that another account gets every item that syncs as new
-    /// (``Keychain/recordSyncingItemsWithoutRecord()``). The conflicts kept stay: they are
+    /// (``KeychainStore/recordSyncingItemsWithoutRecord()``). The conflicts kept stay: they are
     /// the user's versions, restorable as changes of this device.
     /// - Throws: storage errors.
     public func forgetSyncAccount() throws {
@@ -507,7 +507,7 @@ public struct KeychainSyncTransaction {
     }
 }
 
-extension Keychain {
+extension KeychainStore {
     /// Runs `body` in one write transaction of this keychain's database: what the sync engine
     /// applies and the state it keeps commit together, or not at all.
     /// - Parameter body: the engine's work.

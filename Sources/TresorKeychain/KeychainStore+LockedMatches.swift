@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-extension Keychain {
+extension KeychainStore {
     /// The ids of the generic passwords of the caller's groups that may match `custom`, found
     /// from blind indexes alone — for when their attributes cannot be opened (the keybag is
     /// locked) and a client is to be told which items wait for an unlock. Rows written before

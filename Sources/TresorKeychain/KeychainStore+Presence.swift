@@ -11,7 +11,7 @@ import TresorKeybag
 ///   with the passcode in the terminal the request comes from. An item the user marked
 ///   `readableByScripts` is readable without; so is the CLI's own group while no passcode is set
 ///   (there is nothing to prove presence with).
-extension Keychain {
+extension KeychainStore {
     enum Presence: Comparable {
         case notNeeded, atKeyboard, everyTime
     }

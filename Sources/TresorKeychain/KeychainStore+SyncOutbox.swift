@@ -5,7 +5,7 @@ import TresorModel
 // The outbox (docs/SYNC.md, "What syncs"): every add, update and delete of an item that syncs
 // records a pending change in `sync_outbox`, inside the write transaction of the change itself,
 // so a change is never made without being sent, nor sent without being made.
-extension Keychain {
+extension KeychainStore {
     /// Whether an item with `attributes` leaves this device — Apple's rule for iCloud Keychain:
     /// an item of the login keychain, `synchronizable`, in `whenUnlocked`, `afterFirstUnlock` or
     /// `always`. Never a *ThisDeviceOnly* class, never a created keychain. An item a Secret

@@ -8,7 +8,7 @@ import TresorStorage
 import TresorSystem
 
 // Reads and writes, with SQLite's failures as the keychain's errors.
-extension Keychain {
+extension KeychainStore {
     /// Reads, with SQLite's failures (a damaged page, a full disk) as a clear storage error.
     /// Every read here is one statement, atomic by itself: no transaction is opened around it
     /// (a BEGIN and a COMMIT would double a lookup's SQLite work).

@@ -8,7 +8,7 @@ import TresorStorage
 import TresorSystem
 
 // Metadata keys, derived per item class and protection class and kept while their class is available.
-extension Keychain {
+extension KeychainStore {
     /// The metadata key of (`itemClass`, `protectionClass`) if it is in memory: a search over
     /// many rows then needs no database read per row.
     func cachedMetadataKey(_ itemClass: ItemClass, _ protectionClass: ProtectionClass) -> SymmetricKey? {

@@ -12,13 +12,13 @@ import TresorSystem
 /// groups and the keybag's lock state for the item's protection class.
 ///
 /// ```swift
-/// let keychain = try Keychain(file: home.appendingPathComponent("login.keychain"), keybag: keybag)
+/// let keychain = try KeychainStore(file: home.appendingPathComponent("login.keychain"), keybag: keybag)
 /// var attributes = ItemAttributes()
 /// attributes.service = "github.com"
 /// attributes.account = "ada"
 /// try keychain.add(.genericPassword, attributes: attributes, secret: Data("token".utf8), caller: caller)
 /// ```
-public final class Keychain: Sendable {
+public final class KeychainStore: Sendable {
     /// The largest secret an item holds (``TresorModel/ItemLimits/secretBytes``).
     public static let maximumSecretBytes = ItemLimits.secretBytes
 
@@ -69,11 +69,11 @@ public final class Keychain: Sendable {
     }
 
     /// Whether this keychain was opened on a read-only file system that is writable again: it
-    /// refuses every write until a new `Keychain` is opened on the same file (the daemon opens
+    /// refuses every write until a new `KeychainStore` is opened on the same file (the daemon opens
     /// one at the next request, so writing resumes without a restart).
     public var needsReopeningToWrite: Bool { SealedDatabase.isReadOnlyOnAWritableFileSystem(database, at: file) }
 
-    /// Closes the database's connections, before a new `Keychain` is opened on the same file
+    /// Closes the database's connections, before a new `KeychainStore` is opened on the same file
     /// (``needsReopeningToWrite``): SQLite shares a file's WAL index between the connections of
     /// one process, and a read-only connection still open would keep the new one read-only.
     /// Waits for the reads and writes in progress; any later one through this instance fails.

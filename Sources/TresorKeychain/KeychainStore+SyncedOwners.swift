@@ -5,7 +5,7 @@ import GRDB
 // stored syncs only when the user included its owner — the group `tresor secret-service owners`
 // names — with `tresor sync include`. Such items are often machine-specific (a browser's
 // safe-storage key), and any process running that client may read them.
-extension Keychain {
+extension KeychainStore {
     /// The `service` of every item a Secret Service client stored (docs/SECRET-SERVICE.md,
     /// "How items are kept").
     public static let secretServiceItemService = "org.freedesktop.secrets"
