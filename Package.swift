@@ -144,7 +144,7 @@ let package = Package(
         .target(name: "TresorSync", dependencies: ["TresorSyncProtocol", "TresorModel", "TresorKeybag", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Sync's wire types (docs/SYNC.md, "Transport"): what a device and a server's sync relay
         // exchange (Codable values) and the rule a device id follows; devices link no server.
-        .target(name: "TresorSyncProtocol", dependencies: ["TresorModel", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TresorSyncProtocol", dependencies: ["TresorModel", "TresorNotesDomain", .product(name: "Crypto", package: "swift-crypto")]),
         // A server's sync relay (docs/SYNC.md, "Transport"): devices, join requests, the signed
         // device list and the sealed keychain records of each account, in the server's
         // PostgreSQL, ordered by a counter handed out in commit order; routes under /v1/sync.

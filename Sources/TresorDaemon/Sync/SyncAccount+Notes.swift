@@ -4,7 +4,6 @@ import TresorNotesDomain
 import TresorProtocol
 import TresorSyncClient
 import TresorSyncProtocol
-import TresorSyncServer
 
 extension SyncAccount {
     /// How many changes pushes read and send at once.

@@ -3,7 +3,7 @@ import TresorSyncProtocol
 
 /// The one conversion between a locked note's sealed record as it travels (``SyncLockedNote``)
 /// and as the notes domain keeps it (``SyncedLockedRecord``): the relay's notes routes and a
-/// device's notes sync (`SyncAccount`, in the daemon, which links this module) both use it.
+/// device's notes sync (`SyncAccount`, in the daemon) both use it.
 extension SyncLockedNote {
     /// The wire form of `record`, as it is.
     public init(_ record: SyncedLockedRecord) {
