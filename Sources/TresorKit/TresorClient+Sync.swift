@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TresorModel
 import TresorProtocol
 
 extension TresorClient {

@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 
 // Attachments sync (docs/SYNC.md, "Attachments"): an attachment never changes once added, so
 // it travels by its id — the same on the server and every device — its bytes streamed in the
@@ -77,14 +78,14 @@ public struct SyncAttachment: Codable, Equatable, Sendable {
     /// - Parameter name: the attachment's name.
     /// - Returns: its percent-encoded UTF-8.
     public static func headerValue(name: String) -> String {
-        name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        PercentEncoding.encode(name)
     }
 
     /// The name the name header carries; nil when it is not percent-encoded UTF-8.
     /// - Parameter value: the header's value.
     /// - Returns: the name.
     public static func name(headerValue value: String) -> String? {
-        value.removingPercentEncoding
+        PercentEncoding.decode(value)
     }
 }
 

@@ -1,5 +1,5 @@
 import Testing
-import TresorProtocol
+import TresorModel
 
 /// RFC 3986 percent-encoding of attachment names (headers) and ids (path segments).
 @Suite("Percent-encoding")
