@@ -88,7 +88,7 @@ let package = Package(
         // file is, so that the standard `age -d` opens it (docs/FORMAT.md).
         .target(name: "TresorAge", dependencies: ["TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // How every Tresor database is kept: GRDB, WAL, secure_delete, truncating checkpoints.
-        .target(name: "TresorStorage", dependencies: ["TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TresorStorage", dependencies: ["TresorModel", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift")]),
         // Device key, passcode, class keys, lock state, failed-attempt policy.
         .target(name: "TresorKeybag", dependencies: ["TresorModel", "TresorCrypto", "TresorSystem", .product(name: "Crypto", package: "swift-crypto")]),
         // Items, queries, two-key encryption, blind index, access groups, applications (GRDB).

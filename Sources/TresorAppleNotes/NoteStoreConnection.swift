@@ -24,7 +24,7 @@ enum NoteStoreConnection {
         }
         let queue: DatabaseQueue
         do {
-            queue = try DatabaseQueue(path: immutableURI(path), configuration: configuration)
+            queue = try DatabaseQueue(path: PercentEncoding.immutableSQLiteURI(path: path), configuration: configuration)
         } catch {
             if !sqliteReadsURIFilenames() {
                 throw .notANoteStore("this system's SQLite library cannot open files read-only and immutable (built without SQLITE_USE_URI)")
@@ -81,17 +81,4 @@ enum NoteStoreConnection {
         guard head == sqliteMagic else { throw .notANoteStore("the file is not an SQLite database") }
     }
 
-    /// `file:` URI for `path` with `mode=ro&immutable=1` (SQLite decodes `%XX` in the path).
-    static func immutableURI(_ path: String) -> String {
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-        var encoded = ""
-        for byte in path.utf8 {
-            if unreserved.contains(byte) {
-                encoded.append(Character(UnicodeScalar(byte)))
-            } else {
-                encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return "file:\(encoded)?mode=ro&immutable=1"
-    }
 }

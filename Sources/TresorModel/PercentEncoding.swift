@@ -5,11 +5,22 @@
 public enum PercentEncoding {
     /// `text` as percent-encoded UTF-8, every byte but the unreserved characters
     /// (`A–Z a–z 0–9 - . _ ~`) written `%XX`: safe in a header value and as one path segment.
-    public static func encode(_ text: String) -> String {
+    public static func encode(_ text: String) -> String { encode(text, keeping: nil) }
+
+    /// A `file:` URI that SQLite opens read-only and immutable (`mode=ro&immutable=1`: no lock,
+    /// no `-shm`, nobody writing) for the file at `path`, its bytes encoded but for `/` (SQLite
+    /// decodes `%XX` in a URI's path).
+    /// - Parameter path: an absolute file path.
+    /// - Returns: the URI to open.
+    public static func immutableSQLiteURI(path: String) -> String {
+        "file:" + encode(path, keeping: UInt8(ascii: "/")) + "?mode=ro&immutable=1"
+    }
+
+    private static func encode(_ text: String, keeping kept: UInt8?) -> String {
         var encoded: [UInt8] = []
         encoded.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
-            if isUnreserved(byte) {
+            if isUnreserved(byte) || byte == kept {
                 encoded.append(byte)
             } else {
                 encoded += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]

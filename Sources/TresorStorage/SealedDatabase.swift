@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TresorModel
 import TresorSystem
 
 /// How Tresor keeps an SQLite database (the keychains, the notes): through GRDB, in WAL mode,
@@ -67,12 +68,7 @@ public enum SealedDatabase {
     static func readOnlyLocation(_ url: URL) -> String {
         var info = stat()
         if stat(url.path + "-wal", &info) == 0, info.st_size > 0 { return url.path }
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-        var encoded = ""
-        for byte in url.path.utf8 {
-            encoded += unreserved.contains(byte) ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
-        }
-        return "file:\(encoded)?mode=ro&immutable=1"
+        return PercentEncoding.immutableSQLiteURI(path: url.path)
     }
 
     /// A writing connection of its own to an existing database, without migrations: for a

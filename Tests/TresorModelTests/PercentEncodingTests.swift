@@ -24,4 +24,12 @@ struct PercentEncodingTests {
             #expect(PercentEncoding.decode(bad) == nil, "\(bad)")
         }
     }
+
+    /// SQLite reads `?` and `#` in a URI's path as its end, and decodes `%XX`: a note store or a
+    /// keychain in a folder named so still opens, read-only and immutable.
+    @Test func anImmutableSQLiteURIKeepsItsSlashesAndEncodesTheRest() {
+        #expect(
+            PercentEncoding.immutableSQLiteURI(path: "/home/ada/My Notes?#/NoteStore.sqlite")
+                == "file:/home/ada/My%20Notes%3F%23/NoteStore.sqlite?mode=ro&immutable=1")
+    }
 }
