@@ -275,7 +275,7 @@ let package = Package(
         // session bus, a desktop (Xvfb, gcr-prompter), a throwaway PostgreSQL and tresord, the user
         // the tests run Tresor as, helper processes with bounded waits.
         .target(name: "TresorTestSupport", dependencies: [
-            "TresorDBus", "TresorKit", "TresorSystem",
+            "TresorDBus", "TresorKeybag", "TresorKit", "TresorSystem",
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/TestSupport"),
         // Writes NoteStore.sqlite files shaped like Apple's, and the known locked-note vectors.
@@ -296,7 +296,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "TresorKeychainTests", dependencies: [
-            "TresorKeychain", "TresorKeybag", "TresorStorage", "TresorCrypto", "TresorSystem", .product(name: "GRDB", package: "GRDB.swift"),
+            "TresorKeychain", "TresorKeybag", "TresorStorage", "TresorCrypto", "TresorSystem", "TresorTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TresorSystemTests", dependencies: ["TresorSystem", "TresorTestSupport"]),
         .testTarget(name: "TresorModelTests", dependencies: ["TresorModel"]),

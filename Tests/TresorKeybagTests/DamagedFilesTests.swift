@@ -11,7 +11,7 @@ import TresorTestSupport
     let home = TemporaryHome()
 
     init() throws {
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(TestClock()))
     }
 
     func expectUntouched(_ files: [URL: Data]) throws {
@@ -26,7 +26,7 @@ import TresorTestSupport
             var tampered = original
             tampered[position] ^= 0x01
             try tampered.write(to: home.paths.keybag)
-            #expect(throws: KeybagError.self, "byte \(position)") { try Keybag.open(paths: home.paths, settings: testSettings()) }
+            #expect(throws: KeybagError.self, "byte \(position)") { try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock())) }
             try expectUntouched([home.paths.keybag: tampered])
         }
     }
@@ -37,7 +37,7 @@ import TresorTestSupport
             let truncated = original.prefix(length)
             try truncated.write(to: home.paths.keybag)
             do {
-                _ = try Keybag.open(paths: home.paths, settings: testSettings())
+                _ = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
                 Issue.record("a keybag truncated to \(length) bytes opened")
             } catch let error as KeybagError {
                 guard case .fileCorrupted(let file, _) = error else {
@@ -55,10 +55,10 @@ import TresorTestSupport
         let keybag = try home.bytes(home.paths.keybag)
         try FileManager.default.removeItem(at: home.paths.deviceKey)
         #expect(throws: KeybagError.deviceKeyMissing(path: home.paths.deviceKey.path)) {
-            try Keybag.open(paths: home.paths, settings: testSettings())
+            try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         }
         #expect(throws: KeybagError.alreadyInitialized) {
-            try Keybag.create(paths: home.paths, passcode: passcode("new"), settings: testSettings())
+            try Keybag.create(paths: home.paths, passcode: passcode("new"), settings: TestKeybag.settings(TestClock()))
         }
         #expect(!FileManager.default.fileExists(atPath: home.paths.deviceKey.path), "no new device key may be invented")
         try expectUntouched([home.paths.keybag: keybag])
@@ -71,22 +71,22 @@ import TresorTestSupport
         let moved = TresorPaths(home: home.root.appendingPathComponent("moved").path, environment: ["HOME": home.root.path])
         try FileManager.default.moveItem(at: home.paths.home, to: moved.home)
         #expect(throws: KeybagError.deviceKeyNamedForAnotherPath(path: moved.deviceKey.path, found: home.paths.deviceKey.path)) {
-            try Keybag.open(paths: moved, settings: testSettings())
+            try Keybag.open(paths: moved, settings: TestKeybag.settings(TestClock()))
         }
         #expect(!FileManager.default.fileExists(atPath: moved.deviceKey.path), "no key was renamed or made")
         try FileManager.default.moveItem(at: home.paths.deviceKey, to: moved.deviceKey)
-        let keybag = try Keybag.open(paths: moved, settings: testSettings())
+        let keybag = try Keybag.open(paths: moved, settings: TestKeybag.settings(TestClock()))
         try keybag.unlock(passcode: passcode("right"))
     }
 
     @Test func aDamagedOrForeignDeviceKeyIsReported() throws {
         try Data(repeating: 7, count: 31).write(to: home.paths.deviceKey)
         #expect(throws: KeybagError.deviceKeyCorrupted(path: home.paths.deviceKey.path)) {
-            try Keybag.open(paths: home.paths, settings: testSettings())
+            try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         }
         try Data(repeating: 7, count: 32).write(to: home.paths.deviceKey)
         do {
-            _ = try Keybag.open(paths: home.paths, settings: testSettings())
+            _ = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
             Issue.record("a keybag opened with another device key")
         } catch let error as KeybagError {
             guard case .fileCorrupted(file: "keybag", _) = error else { throw error }
@@ -96,7 +96,7 @@ import TresorTestSupport
     @Test func createRefusesAnExistingKeybag() throws {
         let before = try home.bytes(home.paths.keybag)
         #expect(throws: KeybagError.alreadyInitialized) {
-            try Keybag.create(paths: home.paths, passcode: passcode("other"), settings: testSettings())
+            try Keybag.create(paths: home.paths, passcode: passcode("other"), settings: TestKeybag.settings(TestClock()))
         }
         try expectUntouched([home.paths.keybag: before])
     }
@@ -104,7 +104,7 @@ import TresorTestSupport
     @Test func anInterruptedCreateReusesTheDeviceKey() throws {
         let deviceKey = try home.bytes(home.paths.deviceKey)
         try FileManager.default.removeItem(at: home.paths.keybag)  // as if create died after the device key
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("again"), settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("again"), settings: TestKeybag.settings(TestClock()))
         #expect(try home.bytes(home.paths.deviceKey) == deviceKey)
     }
 }

@@ -10,7 +10,7 @@ import TresorTestSupport
 @Suite struct DeviceKeyLocationTests {
     @Test func theDeviceKeyIsNotInTheHome() throws {
         let home = TemporaryHome()
-        _ = try Keybag.create(paths: home.paths, passcode: nil, settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: nil, settings: TestKeybag.settings(TestClock()))
         #expect(FileManager.default.fileExists(atPath: home.paths.deviceKey.path))
         #expect(!home.paths.deviceKey.path.hasPrefix(home.paths.home.path + "/"))
         #expect(!FileManager.default.fileExists(atPath: home.paths.legacyDeviceKey.path))
@@ -22,23 +22,23 @@ import TresorTestSupport
         try FileManager.default.createDirectory(at: copy.root, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: home.paths.home, to: copy.paths.home)
         #expect(throws: KeybagError.deviceKeyMissing(path: copy.paths.deviceKey.path)) {
-            try Keybag.open(paths: copy.paths, settings: testSettings())
+            try Keybag.open(paths: copy.paths, settings: TestKeybag.settings(TestClock()))
         }
     }
 
     @Test func anOlderHomesKeyMovesOutAtTheNextOpen() throws {
         let home = TemporaryHome()
-        _ = try Keybag.create(paths: home.paths, passcode: nil, settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: nil, settings: TestKeybag.settings(TestClock()))
         let key = try Data(contentsOf: home.paths.deviceKey)
         // The layout of a home made before: the key inside it, none in the state folder.
         try FileManager.default.moveItem(at: home.paths.deviceKey, to: home.paths.legacyDeviceKey)
-        _ = try Keybag.open(paths: home.paths, settings: testSettings())
+        _ = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         #expect(try Data(contentsOf: home.paths.deviceKey) == key)
         #expect(!FileManager.default.fileExists(atPath: home.paths.legacyDeviceKey.path))
 
         // Two different keys: an error, and neither is touched.
         try Data(repeating: 9, count: 32).write(to: home.paths.legacyDeviceKey)
-        #expect(throws: KeybagError.self) { try Keybag.open(paths: home.paths, settings: testSettings()) }
+        #expect(throws: KeybagError.self) { try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock())) }
         #expect(try Data(contentsOf: home.paths.deviceKey) == key)
         #expect(try Data(contentsOf: home.paths.legacyDeviceKey) == Data(repeating: 9, count: 32))
     }

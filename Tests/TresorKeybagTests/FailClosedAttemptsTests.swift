@@ -11,7 +11,7 @@ import TresorTestSupport
 @Suite struct FailClosedAttemptsTests {
     /// Five wrong passcodes, then the delay they earned is running.
     func lockedOut(_ home: TemporaryHome, _ clock: TestClock) throws {
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         for attempt in 1...5 {
             #expect(throws: KeybagError.self) { try keybag.unlock(passcode: passcode("wrong-\(attempt)")) }
         }
@@ -21,11 +21,11 @@ import TresorTestSupport
     @Test func deletingTheAttemptsFileDoesNotResetTheDelay() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
         #expect(SecureFiles.exists(home.paths.unlockAttempts), "a new keybag writes its count at once")
         try lockedOut(home, clock)
         try FileManager.default.removeItem(at: home.paths.unlockAttempts)
-        let restarted = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let restarted = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(restarted.status.attemptsFileDamaged)
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try restarted.unlock(passcode: passcode("right"))
@@ -39,11 +39,11 @@ import TresorTestSupport
     @Test func aCountFromBeforeAPasscodeChangeIsALockout() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("first"), settings: testSettings(clock))
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("first"), settings: TestKeybag.settings(clock))
         let old = try Data(contentsOf: home.paths.unlockAttempts)
         try keybag.changePasscode(current: passcode("first"), to: passcode("second"))
         try old.write(to: home.paths.unlockAttempts)
-        let restarted = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let restarted = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(restarted.status.attemptsFileDamaged)
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try restarted.unlock(passcode: passcode("second"))
@@ -55,21 +55,21 @@ import TresorTestSupport
     @Test func anOlderHomeGetsItsCountOnceThenRequiresIt() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
         let deviceKey = try DeviceKey.load(from: home.paths.deviceKey)
         var record = try #require(try KeybagRecord.file(deviceKey).read(home.paths.keybag))
         record.attemptsFileRequired = nil
         try KeybagRecord.file(deviceKey).write(record, to: home.paths.keybag)
         try FileManager.default.removeItem(at: home.paths.unlockAttempts)
 
-        let migrated = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let migrated = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(!migrated.status.attemptsFileDamaged)
         try migrated.unlock(passcode: passcode("right"))
         #expect(SecureFiles.exists(home.paths.unlockAttempts))
         #expect(try KeybagRecord.file(deviceKey).read(home.paths.keybag)?.attemptsFileRequired == true)
 
         try FileManager.default.removeItem(at: home.paths.unlockAttempts)
-        let deleted = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let deleted = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(deleted.status.attemptsFileDamaged)
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try deleted.unlock(passcode: passcode("right"))
@@ -81,8 +81,8 @@ import TresorTestSupport
     @Test func aCountThatCannotBeSavedStopsFurtherAttempts() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         // A folder where the file goes: the atomic replace of the count fails (even for root).
         try FileManager.default.removeItem(at: home.paths.unlockAttempts)
         try FileManager.default.createDirectory(at: home.paths.unlockAttempts, withIntermediateDirectories: false)

@@ -13,11 +13,11 @@ import TresorTestSupport
     @Test func aCheckCountedElsewhereLeavesTheCounterAlone() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         for attempt in 1...10 { #expect(try !keybag.unlockCountingElsewhere(passcode: passcode("wrong-\(attempt)"))) }
         #expect(keybag.status.failedAttempts == 0 && keybag.status.retryAfterSeconds == nil && keybag.lockState == .lockedSinceStart)
-        #expect(try Keybag.open(paths: home.paths, settings: testSettings(clock)).status.failedAttempts == 0)
+        #expect(try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock)).status.failedAttempts == 0)
         for attempt in 1...5 { _ = try? keybag.unlock(passcode: passcode("cli-wrong-\(attempt)")) }
         #expect(keybag.status.retryAfterSeconds != nil)
         #expect(try keybag.unlockCountingElsewhere(passcode: passcode("right")))
@@ -27,8 +27,8 @@ import TresorTestSupport
     @Test func theSixthAttemptWaitsAndTheWaitSurvivesARestart() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         for attempt in 1...4 {
             #expect(throws: KeybagError.wrongPasscode(failedAttempts: attempt, retryAfterSeconds: nil)) {
                 try keybag.unlock(passcode: passcode("wrong-\(attempt)"))
@@ -42,7 +42,7 @@ import TresorTestSupport
             try keybag.unlock(passcode: passcode("right"))
         }
         clock.advance(by: 20)
-        let restarted = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let restarted = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 40)) {
             try restarted.unlock(passcode: passcode("right"))
         }
@@ -60,13 +60,13 @@ import TresorTestSupport
         clock.advance(by: 901)
         try restarted.unlock(passcode: passcode("right"))
         #expect(restarted.status.failedAttempts == 0)
-        #expect(try Keybag.open(paths: home.paths, settings: testSettings(clock)).status.failedAttempts == 0)
+        #expect(try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock)).status.failedAttempts == 0)
     }
 
     @Test func aClockSetBackDoesNotStretchTheWait() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
         for attempt in 1...5 { #expect(throws: KeybagError.self) { try keybag.unlock(passcode: passcode("wrong-\(attempt)")) } }
         clock.advance(by: -86_400)  // the clock jumps a day back
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) { try keybag.unlock(passcode: passcode("right")) }
@@ -81,7 +81,7 @@ import TresorTestSupport
 
     @Test func theSameWrongPasscodeCountsOnce() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(TestClock()))
         keybag.lock()
         for _ in 1...6 {
             #expect(throws: KeybagError.wrongPasscode(failedAttempts: 1, retryAfterSeconds: nil)) {
@@ -96,7 +96,7 @@ import TresorTestSupport
 
     @Test func theAttemptsFileHoldsNoWrongPasscode() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(TestClock()))
         #expect(throws: KeybagError.self) { try keybag.unlock(passcode: passcode("marker-wrong-passcode-0815")) }
         let file = try home.bytes(home.paths.unlockAttempts)
         #expect(file.range(of: Data("marker-wrong-passcode-0815".utf8)) == nil)
@@ -106,9 +106,9 @@ import TresorTestSupport
     @Test func aDamagedAttemptsFileMeansALockoutNotAReset() throws {
         let home = TemporaryHome()
         let clock = TestClock()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: testSettings(clock))
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("right"), settings: TestKeybag.settings(clock))
         try Data("garbage that is not an attempts file at all........................".utf8).write(to: home.paths.unlockAttempts)
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(keybag.status.attemptsFileDamaged)
         #expect(throws: KeybagError.throttled(failedAttempts: 5, retryAfterSeconds: 60)) {
             try keybag.unlock(passcode: passcode("right"))

@@ -12,23 +12,23 @@ import TresorTestSupport
     let clock = TestClock()
 
     func linkedKeybag() throws -> Keybag {
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("the-passcode"), settings: testSettings(clock))
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("the-passcode"), settings: TestKeybag.settings(clock))
         try keybag.linkLogin(passcode: passcode("the-passcode"), loginPassword: passcode("login-1"))
-        return try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        return try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
     }
 
     @Test func theLoginPasswordOpensEveryClassKeyAndThePasscodeStillDoes() throws {
-        let created = try Keybag.create(paths: home.paths, passcode: passcode("the-passcode"), settings: testSettings(clock))
+        let created = try Keybag.create(paths: home.paths, passcode: passcode("the-passcode"), settings: TestKeybag.settings(clock))
         let before = try ProtectionClass.allCases.map { bytes(of: try created.classKey(for: $0)) }
         try created.linkLogin(passcode: passcode("the-passcode"), loginPassword: passcode("login-1"))
 
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(reopened.lockState == .lockedSinceStart)
         try reopened.unlock(loginPassword: passcode("login-1"))
         #expect(reopened.lockState == .unlocked)
         #expect(try ProtectionClass.allCases.map { bytes(of: try reopened.classKey(for: $0)) } == before)
 
-        let again = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let again = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         try again.unlock(passcode: passcode("the-passcode"))
         #expect(again.lockState == .unlocked, "linking leaves the passcode as it was")
     }
@@ -41,7 +41,7 @@ import TresorTestSupport
     }
 
     @Test func linkingNeedsThePasscodeAndAWrongOneIsCounted() throws {
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("the-passcode"), settings: testSettings(clock))
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("the-passcode"), settings: TestKeybag.settings(clock))
         #expect(throws: KeybagError.wrongPasscode(failedAttempts: 1, retryAfterSeconds: nil)) {
             try keybag.linkLogin(passcode: passcode("not-it"), loginPassword: passcode("login-1"))
         }
@@ -69,7 +69,7 @@ import TresorTestSupport
     @Test func guessesAtTheLinkAreDelayedOnTheLinkAndSurviveARestart() throws {
         let keybag = try linkedKeybag()
         for attempt in 1...5 { _ = try? keybag.unlock(loginPassword: passcode("guess-\(attempt)")) }
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(throws: KeybagError.loginLinkThrottled(retryAfterSeconds: 60)) { try reopened.unlock(loginPassword: passcode("login-1")) }
         #expect(reopened.status.failedAttempts == 0)
         clock.advance(by: 61)
@@ -101,7 +101,7 @@ import TresorTestSupport
     @Test func markedStaleTheLinkKeepsWorkingWithTheOldPassword() throws {
         let keybag = try linkedKeybag()
         try keybag.markLoginLinkStale(.passwordChangedWithoutOld)
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(reopened.loginLinkStatus?.stale == .passwordChangedWithoutOld)
         #expect(reopened.loginLinkStatus?.staleSince != nil)
         // Relinking with the passcode and the new password makes it current.
@@ -115,7 +115,7 @@ import TresorTestSupport
         let keybag = try linkedKeybag()
         try keybag.unlock(passcode: passcode("the-passcode"))
         try keybag.changePasscode(current: passcode("the-passcode"), to: passcode("other-passcode"))
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         try reopened.unlock(loginPassword: passcode("login-1"))
         #expect(reopened.lockState == .unlocked)
     }
@@ -134,7 +134,7 @@ import TresorTestSupport
     }
 
     @Test func aKeybagWithoutPasscodeHasNothingToLink() throws {
-        let keybag = try Keybag.create(paths: home.paths, passcode: nil, settings: testSettings(clock))
+        let keybag = try Keybag.create(paths: home.paths, passcode: nil, settings: TestKeybag.settings(clock))
         #expect(throws: KeybagError.noPasscodeSet) {
             try keybag.linkLogin(passcode: passcode("anything"), loginPassword: passcode("login-1"))
         }
@@ -145,7 +145,7 @@ import TresorTestSupport
         var file = try home.bytes(home.paths.loginLink)
         file[file.count - 3] ^= 0x01
         try file.write(to: home.paths.loginLink)
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings(clock))
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(clock))
         #expect(reopened.loginLinkStatus == nil)
         #expect(throws: KeybagError.loginNotLinked) { try reopened.unlock(loginPassword: passcode("login-1")) }
         try reopened.unlock(passcode: passcode("the-passcode"))

@@ -9,11 +9,11 @@ import TresorTestSupport
 @Suite struct PasscodeTests {
     @Test func changingThePasscodeKeepsEveryClassKeyAndOnlyTheNewOneOpens() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("old-passcode"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("old-passcode"), settings: TestKeybag.settings(TestClock()))
         let before = try ProtectionClass.allCases.map { bytes(of: try keybag.classKey(for: $0)) }
         try keybag.changePasscode(current: passcode("old-passcode"), to: passcode("new-passcode"))
 
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings())
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         #expect(throws: KeybagError.wrongPasscode(failedAttempts: 1, retryAfterSeconds: nil)) {
             try reopened.unlock(passcode: passcode("old-passcode"))
         }
@@ -24,7 +24,7 @@ import TresorTestSupport
 
     @Test func changingNeedsTheCurrentPasscode() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("old-passcode"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("old-passcode"), settings: TestKeybag.settings(TestClock()))
         let file = try home.bytes(home.paths.keybag)
         #expect(throws: KeybagError.wrongPasscode(failedAttempts: 1, retryAfterSeconds: nil)) {
             try keybag.changePasscode(current: passcode("not-it"), to: passcode("new-passcode"))
@@ -35,11 +35,11 @@ import TresorTestSupport
 
     @Test func removingThePasscodeDestroysExactlyTheWhenPasscodeSetKey() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         let before = try Dictionary(uniqueKeysWithValues: ProtectionClass.allCases.map { ($0, bytes(of: try keybag.classKey(for: $0))) })
         try keybag.removePasscode(current: passcode("1234-abcd"))
 
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings())
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         #expect(reopened.lockState == .unlocked, "without a passcode there is nothing to wait for")
         #expect(!reopened.status.isPasscodeSet)
         for protectionClass in ProtectionClass.allCases where protectionClass != .whenPasscodeSetThisDeviceOnly {
@@ -60,21 +60,21 @@ import TresorTestSupport
 
     @Test func removingWithoutAPasscodeOrWithAWrongOneFails() throws {
         let home = TemporaryHome()
-        let withPasscode = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        let withPasscode = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         #expect(throws: KeybagError.wrongPasscode(failedAttempts: 1, retryAfterSeconds: nil)) {
             try withPasscode.removePasscode(current: passcode("nope"))
         }
         #expect(try withPasscode.classKey(for: .whenPasscodeSetThisDeviceOnly).bitCount == 256)
 
         let other = TemporaryHome()
-        let without = try Keybag.create(paths: other.paths, passcode: nil, settings: testSettings())
+        let without = try Keybag.create(paths: other.paths, passcode: nil, settings: TestKeybag.settings(TestClock()))
         #expect(throws: KeybagError.noPasscodeSet) { try without.removePasscode(current: passcode("anything")) }
     }
 
     @Test func aKeybagWithoutPasscodeIsUnlockedAndHasNoWhenPasscodeSetKey() throws {
         let home = TemporaryHome()
-        _ = try Keybag.create(paths: home.paths, passcode: nil, settings: testSettings())
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: nil, settings: TestKeybag.settings(TestClock()))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         #expect(keybag.lockState == .unlocked)
         #expect(throws: KeybagError.classKeyAbsent(.whenPasscodeSetThisDeviceOnly)) {
             try keybag.classKey(for: .whenPasscodeSetThisDeviceOnly)
@@ -86,7 +86,7 @@ import TresorTestSupport
 
         try keybag.changePasscode(current: nil, to: passcode("first-passcode"))
         #expect(try keybag.classKey(for: .whenPasscodeSetThisDeviceOnly).bitCount == 256)
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings())
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         #expect(reopened.lockState == .lockedSinceStart)
         #expect(throws: KeybagError.passcodeRequired) { try reopened.unlock(passcode: nil) }
     }

@@ -19,8 +19,8 @@ import TresorTestSupport
     @Test(arguments: [LockState.lockedSinceStart, .unlocked, .locked])
     func classAvailabilityFollowsLockState(state: LockState) throws {
         let home = TemporaryHome()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         #expect(keybag.lockState == .lockedSinceStart)
         if state != .lockedSinceStart { try keybag.unlock(passcode: passcode("1234-abcd")) }
         if state == .locked { keybag.lock() }
@@ -40,15 +40,15 @@ import TresorTestSupport
 
     @Test func everyClassHasItsOwnKey() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         let keys = try ProtectionClass.allCases.map { bytes(of: try keybag.classKey(for: $0)) }
         #expect(Set(keys).count == ProtectionClass.allCases.count)
     }
 
     @Test func lockingTwiceAndLockingBeforeUnlockKeepTheRightState() throws {
         let home = TemporaryHome()
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
-        let keybag = try Keybag.open(paths: home.paths, settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
+        let keybag = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         keybag.lock()
         #expect(keybag.lockState == .lockedSinceStart, "lock before the first unlock must not make afterFirstUnlock keys appear")
         #expect(throws: KeybagError.self) { try keybag.classKey(for: .afterFirstUnlock) }
@@ -61,9 +61,9 @@ import TresorTestSupport
 
     @Test func aKeyStaysTheSameAcrossRestartsAndUnlocks() throws {
         let home = TemporaryHome()
-        let created = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        let created = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         let before = try ProtectionClass.allCases.map { bytes(of: try created.classKey(for: $0)) }
-        let reopened = try Keybag.open(paths: home.paths, settings: testSettings())
+        let reopened = try Keybag.open(paths: home.paths, settings: TestKeybag.settings(TestClock()))
         try reopened.unlock(passcode: passcode("1234-abcd"))
         let after = try ProtectionClass.allCases.map { bytes(of: try reopened.classKey(for: $0)) }
         #expect(before == after)

@@ -10,7 +10,7 @@ import TresorTestSupport
 @Suite struct UnlockPeriodTests {
     @Test func everyLockAndPasscodeChangeStartsAnotherPeriod() throws {
         let home = TemporaryHome()
-        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("first"), settings: testSettings())
+        let keybag = try Keybag.create(paths: home.paths, passcode: passcode("first"), settings: TestKeybag.settings(TestClock()))
         let first = try #require(keybag.unlockPeriod)
         #expect(keybag.unlockPeriod == first, "stable while nothing happens")
         keybag.lock()

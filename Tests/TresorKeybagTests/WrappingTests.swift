@@ -17,7 +17,7 @@ import TresorTestSupport
     }
 
     @Test func theDeviceKeyAloneCannotUnwrapAPasscodeProtectedClassKey() throws {
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         let deviceKey = try DeviceKey.load(from: home.paths.deviceKey)
         let record = try record()
         for protectionClass in ProtectionClass.allCases {
@@ -33,7 +33,7 @@ import TresorTestSupport
     }
 
     @Test func thePasscodeWithAnotherDeviceKeyCannotUnwrap() throws {
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         let record = try record()
         let parameters = try #require(record.passcode)
         let passcodeKey = try PBKDF2.deriveKey(from: Array("1234-abcd".utf8), parameters: parameters)
@@ -52,7 +52,7 @@ import TresorTestSupport
     }
 
     @Test func wrappedKeysAreBoundToTheirClass() throws {
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         let record = try record()
         let deviceKey = try DeviceKey.load(from: home.paths.deviceKey)
         let wrapped = try #require(record.wrappedClassKeys[ProtectionClass.always.rawValue])
@@ -67,7 +67,7 @@ import TresorTestSupport
     }
 
     @Test func homeFilesArePrivate() throws {
-        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: testSettings())
+        _ = try Keybag.create(paths: home.paths, passcode: passcode("1234-abcd"), settings: TestKeybag.settings(TestClock()))
         #expect(try mode(home.paths.home) == 0o700)
         #expect(try mode(home.paths.deviceKey) == 0o600)
         #expect(try mode(home.paths.keybag) == 0o600)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TresorKeybag
+import TresorTestSupport
 
 @testable import TresorKeychain
 

@@ -4,19 +4,12 @@ import Testing
 import TresorKeybag
 import TresorStorage
 import TresorSystem
+import TresorTestSupport
 
 @testable import TresorKeychain
 
 // Shared helpers of the keychain tests. Every test builds its own `KeychainHome`, so tests
 // never share a file and may run in parallel.
-
-/// The passcode every test home is created with (unless it is created without one).
-let testPasscodeText = "correct horse battery staple"
-
-func passcode(_ text: String) -> Passcode { try! Passcode(text) }
-
-/// Cheap KDF: the tests must run in well under a second each.
-let keychainTestSettings = KeybagSettings.insecureForTesting(kdfRounds: 1_000)
 
 /// A fresh home in a temporary folder with a keybag and a login keychain, removed on deinit.
 final class KeychainHome {
@@ -28,21 +21,21 @@ final class KeychainHome {
 
     var home: URL { paths.home }
     var keychainFile: URL { paths.home.appendingPathComponent("login.keychain.db") }
-    var passcode: Passcode? { passcodeText.map { TresorKeychainTests.passcode($0) } }
+    var passcode: Passcode? { passcodeText.map { TresorTestSupport.passcode($0) } }
 
     /// Creates the keybag (unlocked) and the keychain.
-    init(passcode: String? = testPasscodeText) throws {
+    init(passcode: String? = TestKeybag.passcodeText) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-keychain-\(UUID().uuidString)")
         paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         passcodeText = passcode
-        keybag = try Keybag.create(paths: paths, passcode: passcode.map { TresorKeychainTests.passcode($0) }, settings: keychainTestSettings)
+        keybag = try Keybag.create(paths: paths, passcode: passcode.map { TresorTestSupport.passcode($0) }, settings: TestKeybag.settings())
         keychain = try KeychainStore(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag)
     }
 
     /// Simulates a daemon restart: the keybag is opened again (locked since start when a
     /// passcode is set) and the keychain reopened over the same file.
     func restart() throws {
-        let newKeybag = try Keybag.open(paths: paths, settings: keychainTestSettings)
+        let newKeybag = try Keybag.open(paths: paths, settings: TestKeybag.settings())
         let newKeychain = try KeychainStore(file: keychainFile, keybag: newKeybag)
         keybag = newKeybag
         keychain = newKeychain

@@ -9,9 +9,6 @@ import TresorTestSupport
 // Shared helpers of the notes tests. Every test builds its own `NotesHome`, so tests never
 // share a file and may run in parallel.
 
-let testPasscodeText = "correct horse battery staple"
-let keybagTestSettings = KeybagSettings.insecureForTesting(kdfRounds: 1_000)
-
 func passphrase(_ text: String) -> Passphrase { try! Passphrase(text) }
 
 /// A fresh home with an unlocked keybag and a notes store, removed on deinit.
@@ -25,10 +22,10 @@ final class NotesHome {
 
     var home: URL { paths.home }
 
-    init(passcode: String? = testPasscodeText, sessionIdleTimeout: TimeInterval = 180, kdfRounds: Int = 1_000) throws {
+    init(passcode: String? = TestKeybag.passcodeText, sessionIdleTimeout: TimeInterval = 180, kdfRounds: Int = 1_000) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-notes-\(UUID().uuidString)")
         paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
-        keybag = try Keybag.create(paths: paths, passcode: passcode.map { try! Passcode($0) }, settings: keybagTestSettings)
+        keybag = try Keybag.create(paths: paths, passcode: passcode.map { try! Passcode($0) }, settings: TestKeybag.settings())
         let clock = clock
         settings = .insecureForTesting(kdfRounds: kdfRounds, sessionIdleTimeout: sessionIdleTimeout, clock: { clock.now })
         notes = try NotesStore(paths: paths, keybag: keybag, settings: settings)
@@ -36,11 +33,11 @@ final class NotesHome {
 
     /// A daemon restart: keybag reopened (locked since start), store reopened, sessions gone.
     func restart() throws {
-        keybag = try Keybag.open(paths: paths, settings: keybagTestSettings)
+        keybag = try Keybag.open(paths: paths, settings: TestKeybag.settings())
         notes = try NotesStore(paths: paths, keybag: keybag, settings: settings)
     }
 
-    func unlock() throws { try keybag.unlock(passcode: try Passcode(testPasscodeText)) }
+    func unlock() throws { try keybag.unlock(passcode: try Passcode(TestKeybag.passcodeText)) }
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
