@@ -38,24 +38,24 @@ extension SecretServiceProvider {
     func allowRead(of path: String, _ allowed: PresenceAnswer) {
         guard let request = unlockRequests[path] else { return }
         readsAllowedByUnlock.insert(path)
-        if case .forSession(let duration) = allowed {
-            trust?.remember(request.client, for: duration)
-            logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(request.client.executable)"])
-        }
+        remember(request.client, as: allowed)
     }
 
     /// Approves, for one read each, the items among `objects` that `request`'s generic client
-    /// waited on because the user must approve its reads: the desktop's question to unlock allowed
-    /// them. Returns the request as a client the user approved makes it: items that need the user
-    /// present for their own sake (`userPresence`) are still asked about.
-    func approveReadAllowedByUnlock(_ objects: [String], _ request: SecretRequest) -> SecretRequest {
+    /// waited on only because the user must approve its reads (`needing`, what
+    /// ``needingPresence(_:_:)`` found for it): the desktop's question to unlock allowed them.
+    /// - Returns: the request as a client the user approved makes it, and what still needs the
+    ///   user present for its own sake (`userPresence`), to be asked about.
+    func approveReadAllowedByUnlock(
+        _ needing: (paths: [String], ids: [String], description: String), of objects: [String], _ request: SecretRequest
+    ) -> (SecretRequest, (paths: [String], ids: [String], description: String)) {
         var approved = request
         approved.client.needsApproval = false
-        let ownSake = Set(needingPresence(objects, approved).ids)
+        let ownSake = needingPresence(objects, approved)
         let until = Date().addingTimeInterval(Self.approvalLifetime)
-        for id in needingPresence(objects, request).ids where !ownSake.contains(id) {
+        for id in needing.ids where !ownSake.ids.contains(id) {
             approvals[request.sender, default: [:]][id] = until
         }
-        return approved
+        return (approved, ownSake)
     }
 }

@@ -248,11 +248,7 @@ extension SecretServiceProvider {
         let askUser = self.askUser, item = question.description, access = question.access
         Task.detached { [self] in
             let answer = await askUser?(executable, application, item, access, requester, client.isGenericClient, withdrawal) ?? .nobodyToAsk
-            // "For this session" is for a generic client: a `userPresence` item is asked each time.
-            if case .forSession(let duration) = answer, client.isGenericClient {
-                trust?.remember(client, for: duration)
-                logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(executable)"])
-            }
+            remember(client, as: answer)
             let allowed = ![.refused, .nobodyToAsk, .unanswered].contains(answer)
             let unasked: UnaskedPrompt? =
                 switch answer {
@@ -273,6 +269,14 @@ extension SecretServiceProvider {
         }
     }
 
+    /// Remembers `client` for this session when the user answered so — a generic client only: a
+    /// `userPresence` item is asked each time. Called from any thread.
+    func remember(_ client: SecretServiceClient, as answer: PresenceAnswer) {
+        guard case .forSession(let duration) = answer, client.isGenericClient else { return }
+        trust?.remember(client, for: duration)
+        logger.notice("a generic Secret Service client is trusted for this session", metadata: ["executable": "\(client.executable)"])
+    }
+
     /// For each unlock prompt the keybag's unlock completes now: the items among its objects that
     /// its client must still ask for — a generic client's own, not trusted now, or `userPresence`
     /// items — are asked about first, and the prompt completes with the user's answer, so that
@@ -280,8 +284,10 @@ extension SecretServiceProvider {
     func askWhatTheUnlockLeft() {
         for waiting in prompts.unlockedNow() {
             guard var request = unlockRequests.removeValue(forKey: waiting.path) else { continue }
-            if readsAllowedByUnlock.remove(waiting.path) != nil { request = approveReadAllowedByUnlock(waiting.objects, request) }
-            let presence = needingPresence(waiting.objects, request)
+            var presence = needingPresence(waiting.objects, request)
+            if readsAllowedByUnlock.remove(waiting.path) != nil {
+                (request, presence) = approveReadAllowedByUnlock(presence, of: waiting.objects, request)
+            }
             guard !presence.paths.isEmpty else { continue }
             ask(prompts.ask(waiting.path, ids: presence.ids, description: presence.description), prompt: waiting.path, request)
         }

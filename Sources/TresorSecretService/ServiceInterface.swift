@@ -24,7 +24,9 @@ extension SecretServiceProvider {
                 unlocked += found.unlocked.map { itemPath(collection, $0.id) }
                 locked += found.locked.map { itemPath(collection, $0) }
             }
-            lastSearches[request.sender] = ClientSearch(attributes: attributes, locked: Set(locked))
+            // Kept only while it found locked items: an unlock prompt names no other (and an
+            // unlocked keybag's searches, the ones clients make all day, pay for nothing).
+            lastSearches[request.sender] = locked.isEmpty ? nil : ClientSearch(attributes: attributes, locked: Set(locked))
             return [.objectPaths(unlocked), .objectPaths(locked)]
 
         case "GetSecrets":

@@ -41,7 +41,7 @@ struct DesktopUnlock: Sendable {
         }
         if answer == .unlocked { unlocked("the passcode in the desktop's prompter, for \(executable)") }
         guard answer == .unlocked, read != nil else { return answer }
-        return .unlockedAndAllowed(remember ? .forSession(TimeInterval(rememberHours * 3600)) : .once)
+        return .unlockedAndAllowed(allowance(remembering: remember))
     }
 
     /// Asks the user whether `executable` may read, replace or delete (`access`) `item` once, with
@@ -61,11 +61,16 @@ struct DesktopUnlock: Sendable {
         }
         var remember = false
         switch await askForPasscode(text, for: executable, withdrawal: withdrawal, chosen: &remember, { try $0.verify(passcode: $1) }) {
-        case .unlocked, .unlockedAndAllowed: return remember && mayRemember ? .forSession(TimeInterval(rememberHours * 3600)) : .once
+        case .unlocked, .unlockedAndAllowed: return allowance(remembering: remember && mayRemember)
         case .refused, .wrongPasscodes: return .refused
         case .unanswered: return .unanswered
         case .nobodyToAsk: return await fallback(executable, application, item, access, requester, mayRemember, withdrawal)
         }
+    }
+
+    /// What the user allowed: once, or — the box ticked — for this session, ``rememberHours``.
+    private func allowance(remembering: Bool) -> PresenceAnswer {
+        remembering ? .forSession(TimeInterval(rememberHours * 3600)) : .once
     }
 
     // MARK: What the prompt says
