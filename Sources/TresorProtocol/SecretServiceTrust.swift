@@ -62,8 +62,11 @@ public struct SecretServiceTrustGrant: Codable, Sendable, Equatable {
     /// The executables to trust, 1 to 16 paths; each must be a generic client (`400 param`
     /// otherwise, and none is trusted).
     public var executablePaths: [String]
-    /// How long the trust lasts, 1 second to 366 days; nil: until the daemon stops.
+    /// How long the trust lasts, 1 second to ``longestSeconds``; nil: until the daemon stops.
     public var seconds: Int?
+    /// The longest a generic client is trusted ahead of time or remembered for a session
+    /// (`rememberSeconds` of an approval too): 366 days.
+    public static let longestSeconds = 366 * 86400
     /// The keybag passcode again: required when one is set, counted when wrong.
     public var passcode: String?
 

@@ -34,7 +34,7 @@ struct ApprovalRoutes {
                 let keybag = try slot.keybag()
                 try await offloaded { try keybag.verify(passcode: passcode) }  // a wrong one counts, as at unlock
             }
-            if let seconds = body.rememberSeconds, !(1...SecretServiceTrustRoutes.longest).contains(seconds) {
+            if let seconds = body.rememberSeconds, !(1...SecretServiceTrustGrant.longestSeconds).contains(seconds) {
                 throw APIError(.param, "rememberSeconds is 1 second to 366 days")
             }
             guard approvals.settle(body.id, allowed: body.allow, rememberFor: body.rememberSeconds.map(TimeInterval.init)) else {

@@ -14,9 +14,6 @@ struct SecretServiceTrustRoutes {
     let genericClients: GenericClients
     let routes: SecretServiceRoutes
 
-    /// The longest trust granted ahead of time: a year.
-    static let longest = 366 * 24 * 3600
-
     func register(on router: Router<DaemonRequestContext>) {
         let callers = routes.callers
         router.get(RouterPath(Route.secretServiceTrust)) { _, context -> SecretServiceTrustList in
@@ -28,7 +25,7 @@ struct SecretServiceTrustRoutes {
             var decoded = try await request.decode(as: SecretServiceTrustGrant.self, context: context)
             let passcode = try Passcode.taking(&decoded.passcode)
             let body = decoded
-            if let seconds = body.seconds, !(1...Self.longest).contains(seconds) {
+            if let seconds = body.seconds, !(1...SecretServiceTrustGrant.longestSeconds).contains(seconds) {
                 throw APIError(.param, "a trust lasts 1 second to 366 days")
             }
             guard (1...16).contains(body.executablePaths.count) else { throw APIError(.param, "name 1 to 16 executables") }

@@ -30,7 +30,7 @@ struct ApproveCommand: ParsableCommand {
         help: """
             Allowing a generic Secret Service client (secret-tool, git's helper, an interpreter): remember it under the \
             same parent processes this long (30m, 8h) instead of for one read.
-            """, transform: { try TimeSpan($0, option: "--for-session", atMost: 366 * 86400) })
+            """, transform: { try TimeSpan($0, option: "--for-session", atMost: SecretServiceTrustGrant.longestSeconds) })
     var forSession: TimeSpan?
 
     func run() throws {

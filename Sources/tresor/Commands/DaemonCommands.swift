@@ -133,7 +133,7 @@ struct DaemonCommand: ParsableCommand {
             lines.append("Log:        \(report.log ?? "its own standard error")")
             // What it serves, in tresor status's own lines.
             if let served = report.served {
-                lines += [served.lockedLine ?? served.unlockedLine, served.autoLockLine].compactMap { $0 } + served.servingLines
+                lines += [served.lockStateLine, served.autoLockLine].compactMap { $0 } + served.servingLines
             }
             return lines.joined(separator: "\n")
         }

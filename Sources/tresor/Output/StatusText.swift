@@ -21,7 +21,7 @@ struct StatusText {
             "Daemon:     pid \(status.pid), tresord \(status.daemonVersion), API v\(status.apiVersion)",
             served.autoLockLine,
         ]
-        if let lockLine = served.lockedLine ?? served.unlockedLine { lines.insert(lockLine, at: 1) }
+        if let lockLine = served.lockStateLine { lines.insert(lockLine, at: 1) }
         lines.append(contentsOf: served.servingLines)
         for keychain in status.keychains ?? [] {
             // "since the daemon started" is said once, on the keybag's line, when both are.
@@ -154,6 +154,10 @@ struct ServedSummary: Encodable {
         let ago = unlockedAt.map { "\(Words.duration(Int(Date().timeIntervalSince1970 - $0))) ago: " } ?? ""
         return "Unlocked:   \(ago)\(unlockedBy)"
     }
+
+    /// `Locked:` while the keybag is locked, `Unlocked:` while it is unlocked — each when the
+    /// daemon knows why.
+    var lockStateLine: String? { lockedLine ?? unlockedLine }
 
     /// `Auto-lock:` — after how long idle, how long it has been idle, and what reset the clock last.
     var autoLockLine: String {

@@ -37,7 +37,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
         @Argument(help: "The generic clients (secret-tool, python3, git's helper): a path, or a name found on PATH.") var executables: [String]
         @Option(
             name: .customLong("for"), help: "How long: 90s, 30m, 8h, 7d (default: until the daemon stops).",
-            transform: { try TimeSpan($0, option: "--for", atMost: 366 * 86400) })
+            transform: { try TimeSpan($0, option: "--for", atMost: SecretServiceTrustGrant.longestSeconds) })
         var duration: TimeSpan?
         @Flag(help: "Read the passcode from standard input.") var passcodeStdin = false
 
