@@ -149,7 +149,7 @@ let package = Package(
         // device list and the sealed keychain records of each account, in the server's
         // PostgreSQL, ordered by a counter handed out in commit order; routes under /v1/sync.
         .target(name: "TresorSyncServer", dependencies: [
-            "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "TresorCrypto",
+            "TresorModel", "TresorSyncProtocol", "TresorNotesDomain", "TresorWebStore", "TresorWebStorePostgres", "TresorCrypto",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import TresorModel
 
 /// The rules every notes store applies the same way, whatever keeps the notes: valid names
 /// and texts, a note's title, a conflict copy's title, a list's preview (docs/WEB.md,
@@ -127,16 +128,17 @@ public enum NoteRules {
         return "…" + String(shown.prefix(previewLength - 1))
     }
 
-    /// Attachment names become file names on export: no separators, no control characters,
-    /// nothing that walks out of a folder.
+    /// Attachment names become file names on export: no separators, nothing that walks out of
+    /// a folder, nothing drawn other than as written (`TerminalText.isOneLineAsWritten(_:)`).
     /// - Parameter name: the attachment's name.
     /// - Throws: ``NotesError/invalid(_:)``.
     public static func validateAttachmentName(_ name: String) throws {
         try validate(name, limit: NoteLimits.attachmentNameBytes, what: "attachment name", allowEmpty: false)
         guard name != ".", name != "..", !name.contains("/"), !name.contains("\\"),
-            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            TerminalText.isOneLineAsWritten(name)
         else {
-            throw NotesError.invalid("an attachment name may not be \".\" or \"..\" nor contain '/', '\\\\' or control characters")
+            throw NotesError.invalid(
+                "an attachment name may not be \".\" or \"..\" nor contain '/', '\\\\', control characters, line separators or direction controls")
         }
     }
 

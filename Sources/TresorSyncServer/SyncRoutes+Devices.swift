@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import TresorModel
 import TresorNotesDomain
 import TresorSyncProtocol
 import TresorWebStore
@@ -17,8 +18,10 @@ extension SyncRoutes {
         let name = try Self.loginName(body.account)
         _ = try Self.deviceID(body.deviceID)
         guard (1...SyncLimits.deviceNameCharacters).contains(body.deviceName.count),
-            !body.deviceName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw SyncRefusal(.invalid, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters, none of them control characters") }
+            TerminalText.isOneLineAsWritten(body.deviceName)
+        else {
+            throw SyncRefusal(.invalid, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters on one line, with no direction controls")
+        }
         guard (try? Curve25519.Signing.PublicKey(rawRepresentation: body.credentialPublicKey)) != nil else {
             throw SyncRefusal(.invalid, "the credential public key is not an Ed25519 public key (32 bytes)")
         }

@@ -44,7 +44,7 @@ struct NotesBasicsTests {
         #expect(throws: NotesError.self) { try home.notes.createNote(NoteDraft(title: "nul\0", body: "")) }
         #expect(throws: NotesError.self) { try home.notes.editNote(note.id, NoteChanges(title: "")) }
         #expect(throws: NotesError.self) { try home.notes.search("   ") }
-        for name in ["../../etc/passwd", "a/b", ".", "..", "tab\there", ""] {
+        for name in ["../../etc/passwd", "a/b", ".", "..", "tab\there", "", "invoice\u{202E}fdp.exe", "line\u{2028}break"] {
             #expect(throws: NotesError.self) { try home.notes.addAttachment(to: note.id, kind: .file, name: name, data: Data([1])) }
         }
         #expect(try home.notes.notes().count == 1)

@@ -110,6 +110,12 @@ struct SyncDevicesTests {
             var borrowedID = device.enrollment()
             borrowedID.credentialPublicKey = Curve25519.Signing.PrivateKey().publicKey.rawRepresentation
             #expect(try await client.send(.post, "/v1/sync/devices", borrowedID).code == .invalid)
+            // A name every other device lists later: drawn as written, on one line.
+            for name in ["two\nlines", "laptop\u{202E}potksed", "line\u{2028}separator"] {
+                var misleading = device.enrollment()
+                misleading.deviceName = name
+                #expect(try await client.send(.post, "/v1/sync/devices", misleading).code == .invalid, "\(name.debugDescription)")
+            }
             // Still the first device: the refused enrollments made no circle.
             var first = device
             #expect(try await first.join(client).createdCircle)

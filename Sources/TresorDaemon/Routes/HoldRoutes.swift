@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import TresorModel
 import TresorProtocol
 
 /// `POST /v1/holds` and `DELETE /v1/holds/{id}`: auto-lock holds, tied to their connection.
@@ -14,8 +15,8 @@ struct HoldRoutes {
                 throw APIError(.param, "a hold needs a reason of 1 to 200 characters")
             }
             // The reason is shown in logs and in `tresor status`: no forged lines or escapes.
-            guard !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw APIError(.param, "a hold reason may not contain control characters")
+            guard TerminalText.isOneLineAsWritten(reason) else {
+                throw APIError(.param, "a hold reason is one line: no control characters, line separators or direction controls")
             }
             let client = try context.requireClient()
             let hold = autoLock.addHold(reason: reason, client: client.description, connection: client.connection)

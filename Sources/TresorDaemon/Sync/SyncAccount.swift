@@ -1,6 +1,7 @@
 import Foundation
 import TresorKeybag
 import TresorKeychain
+import TresorModel
 import TresorProtocol
 import TresorSync
 import TresorSyncClient
@@ -192,8 +193,8 @@ actor SyncAccount {
     static func deviceName(_ name: String?) throws -> String {
         let chosen = (name ?? ProcessInfo.processInfo.hostName).trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...SyncLimits.deviceNameCharacters).contains(chosen.count),
-            !chosen.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw APIError(.param, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters on one line") }
+            TerminalText.isOneLineAsWritten(chosen)
+        else { throw APIError(.param, "a device name is 1 to \(SyncLimits.deviceNameCharacters) characters on one line, with no direction controls") }
         return chosen
     }
 }

@@ -22,6 +22,22 @@ public enum TerminalText {
         shown(text, keeping: ["\n", "\t"])
     }
 
+    /// Whether `text` shows as it is written, on one line: no control character, no line or
+    /// paragraph separator, no direction control — which shows `invoice\u{202E}fdp.exe` as
+    /// `invoiceexe.pdf`. Emoji sequences (joiners, variation selectors) pass. For a name someone
+    /// chooses that others see later (a device, an attachment, a hold's reason): it is refused
+    /// rather than shown changed.
+    /// - Parameter text: the name as chosen.
+    /// - Returns: true when nothing in it changes how it, or the text after it, is drawn.
+    public static func isOneLineAsWritten(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: return true
+            default: return scalar.properties.isBidiControl
+            }
+        }
+    }
+
     private static func shown(_ text: String, keeping kept: Set<Unicode.Scalar>) -> String {
         let scalars = text.unicodeScalars.map { scalar -> Unicode.Scalar in
             if kept.contains(scalar) { return scalar }

@@ -83,7 +83,10 @@ import TresorTestSupport
         let taken = try hold("  " + longest + "\n")
         #expect(taken.status == 200, "\(taken.body)")
         #expect(try JSONDecoder().decode(Hold.self, from: Data(taken.body.utf8)).reason == longest)
-        for refused in [longest + "x", "", " \n ", "line one\nline two", "bell\u{7}", "clear \u{1B}[2J", "next line\u{85}here"] {
+        for refused in [
+            longest + "x", "", " \n ", "line one\nline two", "bell\u{7}", "clear \u{1B}[2J", "next line\u{85}here", "line\u{2028}separator",
+            "reversed\u{202E}txt.exe",
+        ] {
             let answer = try hold(refused)
             #expect(answer.status == 400, "\(refused.debugDescription): \(answer.body)")
             #expect(apiErrorCode(in: answer.body) == .param, "\(refused.debugDescription): \(answer.body)")

@@ -104,7 +104,8 @@ import TresorTestSupport
         for query in [
             "kind=bogus&name=a.png", "name=a.png", "kind=image", "kind=image&name=..", "kind=image&name=.",
             "kind=image&name=..%2F..%2Fetc%2Fpasswd", "kind=image&name=a%2Fb.png", "kind=image&name=a%5Cb.png",
-            "kind=image&name=a%00b.png", "kind=image&name=a%0Ab.png", "kind=image&name=\(String(repeating: "n", count: 256))",
+            "kind=image&name=a%00b.png", "kind=image&name=a%0Ab.png", "kind=file&name=invoice%E2%80%AEfdp.exe",
+            "kind=image&name=\(String(repeating: "n", count: 256))",
         ] {
             let response = try alice.request("POST", "/api/notes/\(id)/attachments?\(query)", raw: png)
             #expect(response.status == 400 && response.code == "param", "\(query) → \(response.status)")
