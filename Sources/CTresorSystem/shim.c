@@ -182,3 +182,13 @@ int tresor_rename_no_replace(const char *from, const char *to) {
     unlink(from);
     return 0;
 }
+
+#include <fcntl.h>
+#include <sys/stat.h>
+int tresor_birth_time(const char *path, long long *seconds, unsigned int *nanoseconds) {
+    struct statx info;
+    if (statx(AT_FDCWD, path, 0, STATX_BTIME, &info) != 0) return -1;
+    if (!(info.stx_mask & STATX_BTIME)) { errno = ENODATA; return -1; }
+    *seconds = info.stx_btime.tv_sec; *nanoseconds = info.stx_btime.tv_nsec;
+    return 0;
+}

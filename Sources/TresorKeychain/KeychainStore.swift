@@ -68,6 +68,10 @@ public final class KeychainStore: Sendable {
             indexKey: PreparedHMACKey(KeyDerivation.hkdfSHA256(inputKeyMaterial: always, salt: Data(), info: "tresor.keychain.v1.index." + name)))
     }
 
+    /// When this keychain's database file was made: its file system's birth time, nil where
+    /// none is kept.
+    public var created: Date? { FileBirth.time(of: file.path) }
+
     /// Whether this keychain was opened on a read-only file system that is writable again: it
     /// refuses every write until a new `KeychainStore` is opened on the same file (the daemon opens
     /// one at the next request, so writing resumes without a restart).

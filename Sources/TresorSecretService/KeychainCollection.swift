@@ -7,7 +7,8 @@ struct KeychainCollection: SecretCollection {
     let name = CollectionName.login
     let keychain: @Sendable () throws -> KeychainStore
 
-    var created: Date { Date(timeIntervalSince1970: 0) }
+    /// When the login keychain was made (0, "unknown", where its file system keeps no birth time).
+    var created: Date { (try? keychain())?.created ?? Date(timeIntervalSince1970: 0) }
 
     var isLocked: Bool {
         guard let keychain = try? keychain() else { return true }

@@ -75,4 +75,7 @@ int tresor_tcp_socket_uid(int family, const unsigned char *local, unsigned short
 /// RENAME_NOREPLACE; where the file system does not take the flag, a hard link then the unlink of
 /// `from`). Returns 0, or -1 with errno (EEXIST when `to` exists).
 int tresor_rename_no_replace(const char *from, const char *to);
+/// When the file at `path` was made (statx(2)'s birth time): 0, or -1 with errno — ENODATA when
+/// its file system does not record it. Foundation's `creationDate` on Linux is the modification time.
+int tresor_birth_time(const char *path, long long *seconds, unsigned int *nanoseconds);
 #endif

@@ -20,6 +20,7 @@ struct PropertiesAnswer: Decodable {
         var label: Outcome<String>
         var locked: Outcome<Bool>
         var items: Outcome<[String]>
+        var created: Outcome<UInt64>
     }
 
     var collections: [String]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TresorSystem
 import TresorTestSupport
 
 /// The Secret Service API at the level of its D-Bus calls (raw_dbus.py): sessions belong to the
@@ -51,6 +52,11 @@ struct SecretServiceProtocolTests {
         #expect(login.label.ok?.isEmpty == false, "the login collection has a label")
         #expect(login.items.ok?.count == 1, "\(login.items)")
         #expect(alias.items.ok == login.items.ok, "the default alias is the login collection")
+        // When the login keychain was made, where the file system keeps a birth time (statx).
+        if let made = FileBirth.time(of: provider.harness.paths.loginKeychain.path) {
+            #expect(login.created.ok == UInt64(made.timeIntervalSince1970), "\(login.created)")
+            #expect(Date().timeIntervalSince(made) < 3600)
+        }
         #expect(answer.collection[SecretService.session]?.items.ok == [], "the item went to the login collection, not the session one")
         try provider.harness.expectNoSecretLeaked()
     }

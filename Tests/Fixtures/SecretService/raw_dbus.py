@@ -128,6 +128,7 @@ def properties(_):
             "label": outcome(lambda: get(bus, path, "Collection", "Label")),
             "locked": outcome(lambda: get(bus, path, "Collection", "Locked")),
             "items": outcome(lambda: sorted(str(item) for item in get(bus, path, "Collection", "Items"))),
+            "created": outcome(lambda: int(get(bus, path, "Collection", "Created"))),
         }
     return result
 
