@@ -3,8 +3,9 @@ import GRDB
 import TresorCrypto
 import TresorNotesDomain
 
-// Changing a web account's password (docs/WEB.md, "Accounts and sessions"). The local account
-// has no password here: it signs in with the keybag passcode (`tresor passcode change`).
+// Changing a web account's password (docs/WEB.md, "Accounts and sessions"), or setting a
+// forgotten one ("A forgotten password"). The local account has no password here: it signs in
+// with the keybag passcode (`tresor passcode change`).
 extension NotesStore {
     /// Replaces web account `account`'s password when `current` is its password: a new
     /// random salt and hash, as at registration.
@@ -32,6 +33,26 @@ extension NotesStore {
                     """,
                 arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue, stored.salt, stored.hash])
             return db.changesCount == 1
+        }
+    }
+
+    /// Replaces web account `account`'s password without the current one (the owner's reset
+    /// code was given): a new random salt and hash, as at registration.
+    /// - Parameters:
+    ///   - account: a web account (not the local one).
+    ///   - new: the new password.
+    /// - Throws: `NotesError.invalid` for the local account, `notFound` for an unknown account,
+    ///   or a database error.
+    public func setPassword(account: AccountID, to new: AccountPassword) throws {
+        guard account != .local else {
+            throw NotesError.invalid("the local account signs in with the keybag passcode: change it with tresor passcode change")
+        }
+        let hash = try PasswordHash.make(new, rounds: minimumIterations)
+        try pool.write { db in
+            try db.execute(
+                sql: "UPDATE accounts SET password_salt = ?, password_iterations = ?, password_hash = ? WHERE id = ?",
+                arguments: [hash.salt, hash.rounds, hash.hash, account.rawValue])
+            guard db.changesCount == 1 else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
         }
     }
 }

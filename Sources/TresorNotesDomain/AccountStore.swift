@@ -43,6 +43,14 @@ public protocol AccountStore: Sendable {
     /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for the local account.
     func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) async throws -> Bool
 
+    /// Replaces a web account's password without the current one: the owner's password-reset
+    /// code for it was given (docs/WEB.md, "A forgotten password").
+    /// - Parameters:
+    ///   - account: the account.
+    ///   - new: the new password.
+    /// - Throws: ``NotesError/notFound(_:)``, ``NotesError/invalid(_:)`` for the local account.
+    func setPassword(account: AccountID, to new: AccountPassword) async throws
+
     /// The account that signs in as `name`, if any.
     /// - Parameter name: a login name.
     /// - Returns: the account, or nil.

@@ -61,17 +61,22 @@ public struct WebBackend: Sendable {
     public var store: any WebStore
     public var sessions: any WebSessionStore
     public var throttles: any WebThrottleStore
+    /// Invites to register (``WebInvitePurpose/registration``).
     public var invites: any WebInviteStore
+    /// Codes to set a forgotten password (``WebInvitePurpose/passwordReset``).
+    public var passwordResets: any WebInviteStore
     public var events: any WebEventBus
 
+    /// Makes a backend; the parameters are the properties of the same names.
     public init(
         store: any WebStore, sessions: any WebSessionStore, throttles: any WebThrottleStore, invites: any WebInviteStore,
-        events: any WebEventBus
+        passwordResets: any WebInviteStore, events: any WebEventBus
     ) {
         self.store = store
         self.sessions = sessions
         self.throttles = throttles
         self.invites = invites
+        self.passwordResets = passwordResets
         self.events = events
     }
 }

@@ -19,12 +19,14 @@ public final class PostgresWebStorage: Sendable {
     public let throttles: any WebThrottleStore
     /// Registration invites, in the database.
     public let invites: any WebInviteStore
+    /// Codes to set a forgotten password, in the database.
+    public let passwordResets: any WebInviteStore
     /// Live updates between instances (LISTEN/NOTIFY).
     public let events: any WebEventBus
     /// The store, sessions, counters, invites and events together, as the web server takes them
     /// (`WebBackend`).
     public var backend: WebBackend {
-        WebBackend(store: store, sessions: sessions, throttles: throttles, invites: invites, events: events)
+        WebBackend(store: store, sessions: sessions, throttles: throttles, invites: invites, passwordResets: passwordResets, events: events)
     }
     /// The schema versions this instance applied on opening (empty when another had).
     public let appliedMigrations: [Int]
@@ -46,7 +48,8 @@ public final class PostgresWebStorage: Sendable {
         self.databaseName = url.description
         self.sessions = PostgresSessionStore(db: database, lifetimes: lifetimes)
         self.throttles = PostgresThrottleStore(db: database)
-        self.invites = PostgresInviteStore(db: database)
+        self.invites = PostgresInviteStore(db: database, purpose: .registration)
+        self.passwordResets = PostgresInviteStore(db: database, purpose: .passwordReset)
         self.bus = bus
         self.events = bus
         self.appliedMigrations = applied

@@ -67,6 +67,20 @@ extension PostgresWebStore: AccountStore {
         return changed == 1
     }
 
+    func setPassword(account: AccountID, to new: AccountPassword) async throws {
+        guard account != .local else { throw NotesError.invalid("the local account's password is the keybag passcode") }
+        let rounds = minimumIterations
+        let hash = try await offloaded { try PasswordHash.make(new, rounds: rounds) }
+        let changed = try await db.transaction { [logger] connection in
+            try await connection.count(
+                """
+                UPDATE accounts SET password_salt = \(hash.salt), password_rounds = \(hash.rounds), password_hash = \(hash.hash)
+                WHERE id = \(account.rawValue) RETURNING 1
+                """, logger)
+        }
+        guard changed == 1 else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
+    }
+
     func account(named name: String) async throws -> WebAccount? {
         // A server has no local account: `local` is nobody's name here.
         guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName else { return nil }

@@ -14,12 +14,12 @@ enum ServerSchema {
     /// The versions, in order; each one's SQL runs in the migrating transaction.
     static let versions: [(version: Int, statements: [String])] = [
         (1, version1), (2, version2), (3, version3), (4, version4), (5, version5), (6, version6), (7, version7), (8, version8),
-        (9, version9), (10, version10),
+        (9, version9), (10, version10), (11, version11),
     ]
     static var latest: Int { versions.last!.version }
     /// The tables Tresor makes (a database holding others belongs to another application).
     static let tables: Set<String> = Set([
-        "tresor_schema", "tresor_server", "web_sessions", "web_throttles", "web_invites",
+        "tresor_schema", "tresor_server", "web_sessions", "web_throttles", "web_invites", "web_password_resets",
         "accounts", "passphrases", "folders", "notes", "participants", "attachments", "attachment_uploads", "attachment_chunks",
     ]).union(syncTables).union(notesSyncTables)
 
@@ -261,6 +261,18 @@ enum ServerSchema {
     static let version10: [String] = [
         """
         ALTER TABLE web_sessions ADD COLUMN client_address TEXT, ADD COLUMN client_browser TEXT
+        """
+    ]
+
+    /// Codes the owner made to set a forgotten password (`tresor web reset-password NAME`),
+    /// hashed as invites are.
+    static let version11: [String] = [
+        """
+        CREATE TABLE web_password_resets (
+            login_name TEXT PRIMARY KEY,
+            code_digest BYTEA NOT NULL,
+            expires DOUBLE PRECISION NOT NULL
+        )
         """
     ]
 }

@@ -4,7 +4,7 @@ import TresorWebStore
 
 extension WebBackend {
     /// The embedded backend of one daemon and its home: notes in the home's notes database,
-    /// sessions, counters and invites in the daemon's memory, live updates within the process.
+    /// sessions, counters, invites and password-reset codes in the daemon's memory, live updates within the process.
     /// - Parameters:
     ///   - store: opens the home's notes store.
     ///   - feed: where that store announces its changes.
@@ -13,6 +13,6 @@ extension WebBackend {
     public static func embedded(store: @escaping @Sendable () throws -> NotesStore, feed: NoteChangeFeed, lifetimes: SessionLifetimes) -> WebBackend {
         WebBackend(
             store: SQLiteWebStore(store: store), sessions: MemorySessionStore(lifetimes: lifetimes), throttles: MemoryThrottleStore(),
-            invites: MemoryInviteStore(), events: LocalEventBus(feed: feed))
+            invites: MemoryInviteStore(.registration), passwordResets: MemoryInviteStore(.passwordReset), events: LocalEventBus(feed: feed))
     }
 }

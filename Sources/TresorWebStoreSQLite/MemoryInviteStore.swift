@@ -3,8 +3,8 @@ import Synchronization
 import TresorCrypto
 import TresorWebStore
 
-/// The embedded daemon's invites, hashed in its memory: they last a week, until used, or until
-/// the daemon stops.
+/// The embedded daemon's invites, or its password-reset codes, hashed in its memory: each lasts
+/// its purpose's lifetime, until used, or until the daemon stops.
 public final class MemoryInviteStore: WebInviteStore {
     /// Invites kept at most; the oldest goes first.
     public static let capacity = 256
@@ -15,12 +15,17 @@ public final class MemoryInviteStore: WebInviteStore {
     }
 
     private let invites = Mutex<[String: Invite]>([:])
+    private let lifetime: TimeInterval
 
-    public init() {}
+    /// An empty store.
+    /// - Parameter purpose: what its codes are for, which says how long they last.
+    public init(_ purpose: WebInvitePurpose) {
+        lifetime = purpose.lifetime
+    }
 
     public func issue(name: String, now: Date) async throws -> (code: String, expires: Date) {
         let code = SessionTokens.random()
-        let expires = now.addingTimeInterval(WebInviteLifetime.seconds)
+        let expires = now.addingTimeInterval(lifetime)
         invites.withLock { invites in
             invites = invites.filter { $0.value.expires > now }
             if invites[name] == nil, invites.count >= Self.capacity, let oldest = invites.min(by: { $0.value.expires < $1.value.expires }) {

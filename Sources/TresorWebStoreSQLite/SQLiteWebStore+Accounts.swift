@@ -21,6 +21,10 @@ extension SQLiteWebStore: AccountStore {
         try await run { try $0.changePassword(account: account, current: current, to: new) }
     }
 
+    public func setPassword(account: AccountID, to new: AccountPassword) async throws {
+        try await run { try $0.setPassword(account: account, to: new) }
+    }
+
     public func account(named name: String) async throws -> WebAccount? {
         try await run { try $0.webAccount(named: name) }
     }

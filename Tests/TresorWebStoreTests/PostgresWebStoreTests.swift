@@ -255,6 +255,7 @@ struct PostgresWebStoreInstanceTests {
             for function in ["tresor_shared_note_sync_counter", "tresor_participants_sync_counter", "tresor_shared_note_changed"] {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP FUNCTION \(function)"), logger: logger)
             }
+            try await Self.dropPasswordResets(connection, logger)
             try await Self.dropSessionClients(connection, logger)
             try await connection.query("DELETE FROM tresor_schema WHERE version > 1", logger: logger)
         }
@@ -280,6 +281,7 @@ struct PostgresWebStoreInstanceTests {
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // What a version 6 server made: no flag, no Apple passphrase, no participant counted.
             try await Self.undoApplePassphrases(connection, logger)
+            try await Self.dropPasswordResets(connection, logger)
             try await Self.dropSessionClients(connection, logger)
             try await Self.dropSharedNoteChanges(connection, logger)
             try await connection.query("ALTER TABLE attachments DROP COLUMN excluded_from_backup", logger: logger)
@@ -324,12 +326,15 @@ struct PostgresWebStoreInstanceTests {
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // A database is at one version: those after it go too.
+            try await Self.dropPasswordResets(connection, logger)
             try await Self.dropSessionClients(connection, logger)
             try await Self.dropSharedNoteChanges(connection, logger)
             try await Self.undoApplePassphrases(connection, logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [Self.applePassphrasesVersion, Self.sharedNoteChangesVersion, Self.sessionClientsVersion])
+        #expect(
+            upgraded.appliedMigrations
+                == [Self.applePassphrasesVersion, Self.sharedNoteChangesVersion, Self.sessionClientsVersion, Self.passwordResetsVersion])
         let rows = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             try await connection.rows(
                 "SELECT source, generation, salt, verifier, proof_hash FROM passphrases", logger, as: (String, Int?, Data, Data?, Data?).self)
@@ -417,12 +422,13 @@ struct PostgresWebStoreInstanceTests {
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
             // What a server before it made: no participant counted.
+            try await Self.dropPasswordResets(connection, logger)
             try await Self.dropSessionClients(connection, logger)
             try await Self.dropSharedNoteChanges(connection, logger)
             try await connection.query("UPDATE accounts SET notes_counter = 1 WHERE login_name = 'alice'", logger: logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [Self.sharedNoteChangesVersion, Self.sessionClientsVersion])
+        #expect(upgraded.appliedMigrations == [Self.sharedNoteChangesVersion, Self.sessionClientsVersion, Self.passwordResetsVersion])
         #expect(try await counters(of: alice.id.rawValue, url) == [own.id: 1, trip.id: 2])
         #expect(try await notesCounter(alice.id.rawValue, url) == 2)
         #expect(try await upgraded.store.summary(ofNote: trip.id).sharing?.participants == ["alice"])
@@ -449,6 +455,15 @@ struct PostgresWebStoreInstanceTests {
     /// The version that keeps where each session was signed in from.
     static let sessionClientsVersion = ServerSchema.versions.first { $0.statements == ServerSchema.version10 }!.version
 
+    /// The version that keeps the owner's password-reset codes.
+    static let passwordResetsVersion = ServerSchema.versions.first { $0.statements == ServerSchema.version11 }!.version
+
+    /// Takes a database back to before ``passwordResetsVersion``.
+    private static func dropPasswordResets(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("DROP TABLE web_password_resets", logger: logger)
+        try await connection.query("DELETE FROM tresor_schema WHERE version = \(passwordResetsVersion)", logger: logger)
+    }
+
     /// Takes a database back to before ``sessionClientsVersion``.
     private static func dropSessionClients(_ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("ALTER TABLE web_sessions DROP COLUMN client_address, DROP COLUMN client_browser", logger: logger)
@@ -464,10 +479,11 @@ struct PostgresWebStoreInstanceTests {
         let started = try await old.sessions.start(for: account, now: Date())
         await old.close()
         _ = try await TestPostgres.withAdminConnection(database: TestPostgres.databaseName(of: url)) { connection, logger in
+            try await Self.dropPasswordResets(connection, logger)
             try await Self.dropSessionClients(connection, logger)
         }
         let upgraded = try await ServerStorageFixture.open(url: url)
-        #expect(upgraded.appliedMigrations == [Self.sessionClientsVersion])
+        #expect(upgraded.appliedMigrations == [Self.sessionClientsVersion, Self.passwordResetsVersion])
         let kept = try await upgraded.sessions.session(forToken: started.token, originToken: started.originToken, now: Date())
         #expect(kept?.account == account && kept?.client == nil)
         let client = WebSessionClient(address: "198.51.100.4", browser: "Safari on iPhone")

@@ -231,7 +231,7 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
         },
         StoreCheck(name: "an invite is redeemed once, with its code, before it expires") { stores in
             let (code, expires) = try await stores.invites.issue(name: "dave", now: t0)
-            #expect(expires == t0 + WebInviteLifetime.seconds)
+            #expect(expires == t0 + WebInvitePurpose.registration.lifetime)
             #expect(try await stores.invites.redeem(name: "dave", code: SessionTokens.random(), now: t0 + 1) == false)
             #expect(try await stores.invites.redeem(name: "erin", code: code, now: t0 + 1) == false)
             #expect(try await stores.invites.redeem(name: "dave", code: code, now: t0 + 1))
@@ -239,7 +239,19 @@ struct StoreCheck: Sendable, CustomTestStringConvertible {
             let (replaced, _) = try await stores.invites.issue(name: "frank", now: t0)
             let (current, _) = try await stores.invites.issue(name: "frank", now: t0 + 1)
             #expect(try await stores.invites.redeem(name: "frank", code: replaced, now: t0 + 2) == false)
-            #expect(try await stores.invites.redeem(name: "frank", code: current, now: t0 + 1 + WebInviteLifetime.seconds) == false)
+            #expect(try await stores.invites.redeem(name: "frank", code: current, now: t0 + 1 + WebInvitePurpose.registration.lifetime) == false)
+        },
+        StoreCheck(name: "a password-reset code lasts a day, once, and is no invite (nor an invite a reset code)") { stores in
+            let (reset, expires) = try await stores.passwordResets.issue(name: "heidi", now: t0)
+            #expect(expires == t0 + 24 * 3600)
+            let (invite, _) = try await stores.invites.issue(name: "heidi", now: t0)
+            #expect(try await stores.invites.redeem(name: "heidi", code: reset, now: t0 + 1) == false)
+            #expect(try await stores.passwordResets.redeem(name: "heidi", code: invite, now: t0 + 1) == false)
+            #expect(try await stores.passwordResets.redeem(name: "heidi", code: reset, now: t0 + 24 * 3600) == false, "expired")
+            let (again, _) = try await stores.passwordResets.issue(name: "heidi", now: t0)
+            #expect(try await stores.passwordResets.redeem(name: "heidi", code: again, now: t0 + 60))
+            #expect(try await stores.passwordResets.redeem(name: "heidi", code: again, now: t0 + 61) == false, "used")
+            #expect(try await stores.invites.redeem(name: "heidi", code: invite, now: t0 + 61), "the invite is its own")
         },
         StoreCheck(name: "of concurrent redemptions of one invite, exactly one succeeds") { stores in
             let (code, _) = try await stores.invites.issue(name: "grace", now: t0)

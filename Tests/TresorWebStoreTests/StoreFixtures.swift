@@ -7,11 +7,12 @@ import TresorWebStore
 import TresorWebStorePostgres
 import TresorWebStoreSQLite
 
-/// One backend's sessions, counters, invites and events, made fresh for one check.
+/// One backend's sessions, counters, invites, password-reset codes and events, made fresh for one check.
 struct WebStores: Sendable {
     var sessions: any WebSessionStore
     var throttles: any WebThrottleStore
     var invites: any WebInviteStore
+    var passwordResets: any WebInviteStore
     var events: any WebEventBus
     /// Releases the backend (closes the database's pool).
     var close: @Sendable () async -> Void
@@ -34,15 +35,16 @@ enum Backend: String, Sendable, CustomStringConvertible {
         switch self {
         case .embedded:
             return WebStores(
-                sessions: MemorySessionStore(lifetimes: Self.lifetimes), throttles: MemoryThrottleStore(), invites: MemoryInviteStore(),
-                events: LocalEventBus(feed: NoteChangeFeed()), close: {})
+                sessions: MemorySessionStore(lifetimes: Self.lifetimes), throttles: MemoryThrottleStore(), invites: MemoryInviteStore(.registration),
+                passwordResets: MemoryInviteStore(.passwordReset), events: LocalEventBus(feed: NoteChangeFeed()), close: {})
         case .postgres:
             let listening = Locked(false)
             let storage = try await ServerStorageFixture.open(url: try await TestPostgres.freshDatabase()) { listening.withLock { $0 = true } }
             // Events published before the listening connection listens would not come back.
             try await waitUntil("the store to listen for changes") { listening.withLock { $0 } }
             return WebStores(
-                sessions: storage.sessions, throttles: storage.throttles, invites: storage.invites, events: storage.events,
+                sessions: storage.sessions, throttles: storage.throttles, invites: storage.invites,
+                passwordResets: storage.passwordResets, events: storage.events,
                 close: { await storage.close() })
         }
     }

@@ -142,6 +142,18 @@ struct WebStoreCheck: Sendable, CustomTestStringConvertible {
             #expect(try await store.authenticate(name: "kim", password: password("kim-password-1")) == nil)
             #expect(try await store.checkPassword(password("kim-password-2"), account: account.id))
         },
+        WebStoreCheck(name: "a forgotten password is set without the current one, for that account only") { store, _ in
+            let account = try await store.registerAccount(name: "kai", password: password("kai-password-1"))
+            let other = try await store.registerAccount(name: "kira", password: password("kira-password-1"))
+            try await store.setPassword(account: account.id, to: password("kai-password-2"))
+            #expect(try await store.authenticate(name: "kai", password: password("kai-password-1")) == nil)
+            #expect(try await store.authenticate(name: "kai", password: password("kai-password-2"))?.id == account.id)
+            #expect(try await store.authenticate(name: "kira", password: password("kira-password-1"))?.id == other.id)
+            await #expect(throws: NotesError.self) {
+                try await store.setPassword(account: AccountID(rawValue: "nobody"), to: password("x-password-1"))
+            }
+            await #expect(throws: NotesError.self) { try await store.setPassword(account: .local, to: password("x-password-1")) }
+        },
         WebStoreCheck(name: "a note is created, opened and saved from the revision it was read at; others do not see it") { store, _ in
             let owner = try await store.registerAccount(name: "lea", password: password("lea-password-1"))
             let other = try await store.registerAccount(name: "max", password: password("max-password-1"))

@@ -5,9 +5,11 @@ import TresorProtocol
 import TresorWebServer
 import TresorWebStore
 
-/// `POST /v1/web/invites`: the owner invites someone to register a web account under a name
-/// of the owner's choosing (docs/WEB.md, "Registration"). The `tresor` CLI only. The code is
-/// in the answer and nowhere else — never in the log.
+/// The owner's one-time codes for web accounts, the `tresor` CLI only: `POST /v1/web/invites`
+/// invites someone to register under a name of the owner's choosing (docs/WEB.md,
+/// "Registration"); `POST /v1/web/password-resets` lets the owner of an account that exists set
+/// a new password ("A forgotten password"). A code is in the answer and nowhere else — never in
+/// the log.
 struct WebInviteRoutes {
     let backend: WebBackend
     let callers: CallerResolver
@@ -29,7 +31,22 @@ struct WebInviteRoutes {
             context.logger.notice("web: invite issued")
             return WebInvite(name: name, code: invite.code, expires: invite.expires, registration: registration.rawValue)
         }
+        router.post(RouterPath(Route.webPasswordResets)) { request, context -> WebPasswordReset in
+            try callers.requireCLI(try context.requireClient(), toManage: "notes")
+            let body = try await request.decode(as: WebPasswordResetRequest.self, context: context)
+            guard let name = try? NoteRules.loginName(body.name) else {
+                throw APIError(.param, "an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
+            }
+            guard name != NoteRules.localLoginName else {
+                throw APIError(.param, "the local account signs in with the Tresor passcode: change it with tresor passcode change")
+            }
+            guard try await backend.store.account(named: name) != nil else { throw APIError(.notFound, "no web account is named \(name)") }
+            let reset = try await backend.passwordResets.issue(name: name, now: Date())
+            context.logger.notice("web: password reset code issued")
+            return WebPasswordReset(name: name, code: reset.code, expires: reset.expires)
+        }
     }
 }
 
 extension WebInvite: ResponseEncodable {}
+extension WebPasswordReset: ResponseEncodable {}

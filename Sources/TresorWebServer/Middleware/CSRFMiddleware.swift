@@ -10,7 +10,7 @@ import TresorWebStore
 ///   `403 csrf` (`GET /healthz` excepted: a load balancer asks by address);
 /// - every request but GET and HEAD must come from our own origin when the browser says
 ///   (`Origin`, `Sec-Fetch-Site`), and carry `X-Tresor-CSRF` equal to its session's token;
-/// - signing in and registering have no session yet: they need our origin and a JSON
+/// - signing in, registering and setting a forgotten password have no session yet: they need our origin and a JSON
 ///   content type, which a cross-site form cannot send and a cross-site script cannot send
 ///   without a CORS preflight this server never grants.
 struct CSRFMiddleware: RouterMiddleware {
@@ -19,7 +19,7 @@ struct CSRFMiddleware: RouterMiddleware {
     /// `scheme://host[:port]` of every origin this server is reached as.
     let origins: Set<String>
     /// Routes reachable without a session (and so without a CSRF token).
-    static let signInRoutes: Set<String> = ["/api/session", "/api/accounts"]
+    static let signInRoutes: Set<String> = ["/api/session", "/api/accounts", "/api/account/password-reset"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if request.uri.path == HealthRoutes.path && request.method == .get { return try await next(request, context) }

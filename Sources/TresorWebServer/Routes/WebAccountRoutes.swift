@@ -36,6 +36,14 @@ struct WebAccountRoutes {
         var newPasswordAgain: String
     }
 
+    /// A forgotten password set with the owner's code (`tresor web reset-password NAME`).
+    struct PasswordResetRequest: Decodable {
+        var name: String
+        var code: String
+        var newPassword: String
+        var newPasswordAgain: String
+    }
+
     struct PasswordChangeResponse: Encodable {
         /// The account's other sessions, signed out by the change.
         var endedSessions: Int
@@ -119,6 +127,15 @@ struct WebAccountRoutes {
             let ended = try await changePassword(current: current, new: new, again: again, session, context)
             return try WebCoding.response(PasswordChangeResponse(endedSessions: ended))
         }
+        router.post("/api/account/password-reset") { request, context -> Response in
+            // Bounded before anyone is known, as a sign-in is.
+            var decoded = try await WebCoding.decode(PasswordResetRequest.self, request, limit: WebLimits.signInBytes)
+            let new = try SecretText.taking(&decoded.newPassword), again = try SecretText.taking(&decoded.newPasswordAgain)
+            let body = decoded
+            guard new == again else { throw APIError(.param, "the two new passwords do not match") }
+            let account = try await resetPassword(name: body.name, code: body.code, to: try AccountPassword(new), context)
+            return try await signedIn(account, status: .ok, request, context)
+        }
         router.get("/api/status") { _, context -> Response in
             _ = try context.requireSession()
             return try WebCoding.response(status())
@@ -176,6 +193,41 @@ struct WebAccountRoutes {
         let ended = try await services.sessions.end(.account(account.id, except: session.id))
         context.logger.notice("web: password changed", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
         return ended
+    }
+
+    /// Sets the forgotten password of the account `typedName` when `code` is the owner's reset
+    /// code for it (docs/WEB.md, "A forgotten password"): counted as a sign-in of the name is,
+    /// every failure the same `401 authFailed` whether the name exists or not, and every
+    /// session of the account ends.
+    private func resetPassword(name typedName: String, code: String, to password: AccountPassword, _ context: WebRequestContext) async throws
+        -> WebAccount
+    {
+        let services = self.services
+        let name = String(typedName.lowercased().prefix(64))
+        if let wait = try await services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
+            services.logLimiter.notice("web: password reset throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
+            throw APIError(.throttled, "too many failed attempts: try again in \(wait) s", retryAfterSeconds: wait)
+        }
+        let failed = APIError(.authFailed, "wrong name or reset code, or the code was used or has expired: ask the owner for a new one")
+        let account: WebAccount
+        do {
+            account = try await services.logged("password reset", context) { () async throws -> WebAccount in
+                guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName,
+                    try await services.backend.passwordResets.redeem(name: login, code: code, now: Date()),
+                    let account = try await services.store.account(named: login)
+                else { throw failed }
+                try await services.store.setPassword(account: account.id, to: password)
+                return account
+            }
+        } catch {
+            try? await services.throttle.signInFailed(name: name, address: context.clientAddress)
+            throw error
+        }
+        try await services.throttle.signInSucceeded(name: name, address: context.clientAddress)
+        let ended = try await services.sessions.end(.account(account.id, except: nil))
+        context.logger.notice(
+            "web: password set with the owner's reset code", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
+        return account
     }
 
     /// Reserves an attempt under the rate limits, then checks the password: the keybag

@@ -3,12 +3,13 @@ import FoundationEssentials
 import TresorKit
 import TresorProtocol
 
-/// `tresor web sessions [end ID | end --all]`: the web server's signed-in browsers.
+/// `tresor web sessions [end ID | end --all]`, `tresor web invite NAME`, `tresor web
+/// reset-password NAME`: the web server's signed-in browsers and the owner's one-time codes.
 struct WebCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
-        abstract: "The web client's sessions and invites (tresord --web PORT).",
-        subcommands: [Sessions.self, InviteCommand.self])
+        abstract: "The web client's sessions, invites and password resets (tresord --web PORT).",
+        subcommands: [Sessions.self, InviteCommand.self, ResetPasswordCommand.self])
 
     struct Sessions: ParsableCommand {
         static let configuration = CommandConfiguration(

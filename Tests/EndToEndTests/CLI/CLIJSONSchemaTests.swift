@@ -16,6 +16,7 @@ import TresorTestSupport
     /// and is covered by the suite named.
     static let notRunHere = [
         "import apple-notes": "AppleNotesImportTests (a NoteStore.sqlite fixture)",
+        "web reset-password": "WebPasswordResetTests (an account registered on the web; its output checked against this schema there)",
         "import secret-service": "SecretServiceImportCommandTests (gnome-keyring on a private bus)",
         "secret-service allow": "SecretServiceAccessTests", "secret-service revoke": "SecretServiceAccessTests",
         "note rewrap": "NotesCLITests.resetKeepsOldNotesUnderTheirPassphrase (a note of an earlier passphrase)",
@@ -152,6 +153,7 @@ import TresorTestSupport
         try run("web sessions list", ["web", "sessions", "list"])
         try run("web sessions end", ["web", "sessions", "end", "--all"])
         try run("web invite", ["web", "invite", "carol"])
+        try run("web reset-password", ["web", "reset-password", "nobody"], fails: true)
         try run("sync include", ["sync", "include", "exe:/usr/bin/secret-tool"])
         try run("sync include", ["sync", "include", "--list"])
         try run("sync exclude", ["sync", "exclude", "exe:/usr/bin/secret-tool"])

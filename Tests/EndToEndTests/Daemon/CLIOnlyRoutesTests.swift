@@ -31,7 +31,7 @@ import TresorTestSupport
         ("POST", Route.approvalsAnswer, "{}"),
         ("GET", Route.webSessions, nil),
         ("POST", Route.endWebSessions, "{}"),
-        ("POST", Route.webInvites, "{}"),
+        ("POST", Route.webInvites, "{}"), ("POST", Route.webPasswordResets, "{}"),
         ("POST", Route.syncJoin, "{}"),
         ("GET", Route.syncRequests, nil),
         ("GET", Route.syncDevices, nil),

@@ -281,6 +281,14 @@ struct WebBrowser {
         return response
     }
 
+    /// Sets a forgotten password with the owner's reset code (typed twice), and keeps the session.
+    @discardableResult
+    mutating func resetPassword(_ name: String, code: String, _ password: String) throws -> WebResponse {
+        let response = try post("/api/account/password-reset", ["name": name, "code": code, "newPassword": password, "newPasswordAgain": password])
+        adopt(response)
+        return response
+    }
+
     private mutating func adopt(_ response: WebResponse) {
         guard (200..<300).contains(response.status) else { return }
         token = response.sessionToken
