@@ -19,11 +19,13 @@ public protocol AttachmentStore: Sendable {
     ///     to the same note is dropped: this one starts it again from its first byte.
     ///   - created: when a device added it, which dates it and its note — never later than now,
     ///     nor the note earlier than it was; nil: now.
+    ///   - excludedFromBackup: whether the device that sent it keeps it out of backups: set
+    ///     with the attachment, in the one revision of the note its upload makes.
     /// - Returns: the writer to hand the bytes to.
     /// - Throws: ``NotesError/invalid(_:)`` (a bad name, a note in Recently Deleted),
     ///   ``NotesError/wrongLockState(_:)``, ``NotesError/conflict(_:)`` for an id already taken.
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?, created: Date?) async throws
-        -> any AttachmentWriter
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?, created: Date?, excludedFromBackup: Bool)
+        async throws -> any AttachmentWriter
 
     /// An attachment's bytes, a piece at a time; a locked note's as its sealed chunks, one after
     /// another (what the browser opens).
@@ -86,9 +88,9 @@ extension AttachmentStore {
     ///   - kind: its kind.
     ///   - name: its name.
     /// - Returns: the writer to hand the bytes to.
-    /// - Throws: as ``beginAttachment(to:kind:name:id:created:)``.
+    /// - Throws: as ``beginAttachment(to:kind:name:id:created:excludedFromBackup:)``.
     public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String) async throws -> any AttachmentWriter {
-        try await beginAttachment(to: noteID, kind: kind, name: name, id: nil, created: nil)
+        try await beginAttachment(to: noteID, kind: kind, name: name, id: nil, created: nil, excludedFromBackup: false)
     }
 }
 

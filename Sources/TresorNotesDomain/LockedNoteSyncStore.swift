@@ -208,13 +208,15 @@ public protocol LockedNoteSyncStore: Sendable {
     ///   - name: its name.
     ///   - id: its id (a device's: no other attachment may have it).
     ///   - created: when the device added it, as
-    ///     ``AttachmentStore/beginAttachment(to:kind:name:id:created:)`` takes it.
+    ///     ``AttachmentStore/beginAttachment(to:kind:name:id:created:excludedFromBackup:)`` takes it.
+    ///   - excludedFromBackup: whether the device keeps it out of backups, as that takes it.
     /// - Returns: the writer of the sealed chunks.
     /// - Throws: ``NotesError/wrongLockState(_:)`` for a note that is not locked,
     ///   ``NotesError/attachmentNotLockable(name:kind:)``, ``NotesError/conflict(_:)`` for an id
     ///   taken, ``NotesError/invalid(_:)``.
-    func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String, created: Date?) async throws
-        -> any AttachmentWriter
+    func beginSyncedLockedAttachment(
+        to noteID: String, kind: AttachmentKind, name: String, id: String, created: Date?, excludedFromBackup: Bool
+    ) async throws -> any AttachmentWriter
 
     /// Starts storing the plaintext of attachment `id` of locked note `noteID`, which the server
     /// holds sealed under the note key, as its **unlocked copy**: a device that removed the

@@ -116,12 +116,13 @@ extension SyncRoutes {
         }
         let writer =
             sealed
-            ? try await lockedNotes().beginSyncedLockedAttachment(to: noteID, kind: kind, name: name, id: id, created: created)
-            : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id, created: created)
+            ? try await lockedNotes().beginSyncedLockedAttachment(
+                to: noteID, kind: kind, name: name, id: id, created: created, excludedFromBackup: excluded)
+            : try await relay.accounts.beginAttachment(to: noteID, kind: kind, name: name, id: id, created: created, excludedFromBackup: excluded)
         let info = try await receive(request, into: writer, length: length) { count in
             relay.accountQuotaBytes.map { StorageQuota(limitBytes: $0, addingBytes: count) }
         }
-        let attachment = Self.syncAttachment(try await flagged(info, of: noteID, excluded: excluded), isSealed: sealed)
+        let attachment = Self.syncAttachment(info, isSealed: sealed)
         // Read after the upload's commit: a change made between shows as a larger step.
         let after = try await relay.accounts.summary(ofNote: noteID).revision
         return try reply(

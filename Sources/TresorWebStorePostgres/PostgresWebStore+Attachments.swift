@@ -39,10 +39,10 @@ extension PostgresWebStore: AttachmentStore {
         return infos
     }
 
-    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?, created: Date?) async throws
-        -> any AttachmentWriter
+    func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id given: String?, created: Date?, excludedFromBackup: Bool)
+        async throws -> any AttachmentWriter
     {
-        try await beginUpload(to: noteID, kind: kind, name: name, id: given, created: created, locked: false)
+        try await beginUpload(to: noteID, kind: kind, name: name, id: given, created: created, excludedFromBackup: excludedFromBackup, locked: false)
     }
 
     func sealedAttachmentIDs(ofNote id: String) async throws -> Set<String> {
@@ -52,18 +52,19 @@ extension PostgresWebStore: AttachmentStore {
         }
     }
 
-    func beginSyncedLockedAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String, created: Date?) async throws
-        -> any AttachmentWriter
-    {
+    func beginSyncedLockedAttachment(
+        to noteID: String, kind: AttachmentKind, name: String, id: String, created: Date?, excludedFromBackup: Bool
+    ) async throws -> any AttachmentWriter {
         guard kind.isLockable else { throw NotesError.attachmentNotLockable(name: name, kind: kind) }
-        return try await beginUpload(to: noteID, kind: kind, name: name, id: id, created: created, locked: true)
+        return try await beginUpload(
+            to: noteID, kind: kind, name: name, id: id, created: created, excludedFromBackup: excludedFromBackup, locked: true)
     }
 
     /// Starts an upload to note `noteID`, which must be locked (its chunks come sealed under the
     /// note key) or not as `locked` says.
-    private func beginUpload(to noteID: String, kind: AttachmentKind, name: String, id given: String?, created: Date?, locked: Bool)
-        async throws -> any AttachmentWriter
-    {
+    private func beginUpload(
+        to noteID: String, kind: AttachmentKind, name: String, id given: String?, created: Date?, excludedFromBackup: Bool, locked: Bool
+    ) async throws -> any AttachmentWriter {
         try NoteRules.validateAttachmentName(name)
         let id = given ?? UUID().uuidString.lowercased()
         try await db.transaction { [self, logger] connection in
@@ -88,7 +89,8 @@ extension PostgresWebStore: AttachmentStore {
             }
             try await connection.run("INSERT INTO attachment_uploads (id, note_id, started) VALUES (\(id), \(noteID), \(now))", logger)
         }
-        return PostgresAttachmentWriter(store: self, id: id, noteID: noteID, kind: kind, name: name, created: created, isLocked: locked)
+        return PostgresAttachmentWriter(
+            store: self, id: id, noteID: noteID, kind: kind, name: name, created: created, excludedFromBackup: excludedFromBackup, isLocked: locked)
     }
 
     func readAttachment(_ id: String, of noteID: String) async throws -> any AttachmentReader {
@@ -201,13 +203,17 @@ extension PostgresWebStore: AttachmentStore {
             try await check(quota, adding: byteCount, account: AccountID(rawValue: row.accountID), connection)
             try await connection.run(
                 """
-                INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created)
-                VALUES (\(id), \(noteID), \(writer.kind.rawValue), \(sealedName), \(byteCount), \(chunkCount), \(writer.isLocked), \(created))
+                INSERT INTO attachments (id, note_id, kind, sealed_name, byte_count, chunk_count, is_locked, created, excluded_from_backup)
+                VALUES (
+                    \(id), \(noteID), \(writer.kind.rawValue), \(sealedName), \(byteCount), \(chunkCount), \(writer.isLocked), \(created),
+                    \(writer.excludedFromBackup))
                 """, logger)
             // Never dated back: the note may have been edited since the device added it.
             try await connection.run("UPDATE notes SET modified = GREATEST(modified, \(created)) WHERE id = \(noteID)", logger)
             try await announce(.changed, note: noteID, connection)
-            return AttachmentInfo(id: id, kind: writer.kind, name: writer.name, byteCount: byteCount, created: Date(timeIntervalSince1970: created))
+            return AttachmentInfo(
+                id: id, kind: writer.kind, name: writer.name, byteCount: byteCount, created: Date(timeIntervalSince1970: created),
+                excludedFromBackup: writer.excludedFromBackup)
         }
     }
 
@@ -232,6 +238,8 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     nonisolated let isLocked: Bool
     /// When the device that sent it added it; nil: now.
     nonisolated let created: Date?
+    /// Whether the device that sent it keeps it out of backups.
+    nonisolated let excludedFromBackup: Bool
     /// Writes the plaintext of a locked note's attachment as its unlocked copy (a lock removed on
     /// a device, docs/SYNC.md), beside the sealed chunks it will replace.
     nonisolated let isUnlockedCopy: Bool
@@ -244,10 +252,11 @@ actor PostgresAttachmentWriter: AttachmentWriter {
     private var done = false
 
     init(
-        store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, created: Date? = nil, isLocked: Bool = false,
-        isUnlockedCopy: Bool = false
+        store: PostgresWebStore, id: String, noteID: String, kind: AttachmentKind, name: String, created: Date? = nil,
+        excludedFromBackup: Bool = false, isLocked: Bool = false, isUnlockedCopy: Bool = false
     ) {
         self.created = created
+        self.excludedFromBackup = excludedFromBackup
         self.store = store
         self.id = id
         self.noteID = noteID

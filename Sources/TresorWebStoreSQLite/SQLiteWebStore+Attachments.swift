@@ -8,15 +8,16 @@ extension SQLiteWebStore: AttachmentStore {
         try await run { try $0.listedAttachments(ofNote: id) }
     }
 
-    public func beginAttachment(to noteID: String, kind: AttachmentKind, name: String, id: String?, created: Date?) async throws
-        -> any AttachmentWriter
-    {
+    public func beginAttachment(
+        to noteID: String, kind: AttachmentKind, name: String, id: String?, created: Date?, excludedFromBackup: Bool
+    ) async throws -> any AttachmentWriter {
         try await run { store in
             guard try !store.summary(ofNote: noteID).isLocked else {
                 throw NotesError.wrongLockState("attachments are added to unlocked notes in the web client")
             }
             return SQLiteAttachmentWriter(
-                upload: try store.beginAttachment(to: noteID, kind: kind, name: name, id: id, created: created),
+                upload: try store.beginAttachment(
+                    to: noteID, kind: kind, name: name, excludedFromBackup: excludedFromBackup, id: id, created: created),
                 owner: try self.owner(of: noteID, store),
                 store: store, within: { quota, account, adding, write in try self.within(quota, account: account, store, adding: adding, write) })
         }

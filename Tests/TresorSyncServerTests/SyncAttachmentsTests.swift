@@ -114,7 +114,7 @@ struct SyncAttachmentsTests {
         let note = try await store.createNote(NoteDraft(title: "Cut", body: "Cut"), account: ada.id, quota: nil)
         let id = UUID().uuidString.lowercased()
         // A first upload of the id wrote two chunks, then its connection dropped.
-        let cut = try await store.beginAttachment(to: note.id, kind: .file, name: "cut.bin", id: id, created: nil)
+        let cut = try await store.beginAttachment(to: note.id, kind: .file, name: "cut.bin", id: id, created: nil, excludedFromBackup: false)
         try await cut.append(Data(repeating: 0xAA, count: 2 << 20))
         #expect(try await Self.rows("attachment_chunks", instance) == 2)
         let bytes = Data((0..<(1 << 20) + 5).map { _ in UInt8.random(in: 0...255) })
@@ -186,8 +186,11 @@ struct SyncAttachmentsTests {
             var headers = device.attachmentHeaders(name: "statement.pdf", length: bytes.count)
             headers.append(.init(name: .init(SyncAttachment.excludedFromBackupHeader)!, value: "true"))
             let path = "/v1/sync/notes/\(note.id)/attachments/\(id)"
+            let before = try await store.summary(ofNote: note.id).revision
             let sent = try await client.execute(uri: path, method: .put, headers: headers, body: ByteBuffer(bytes: bytes))
             #expect(try sent.status == .created && sent.decode(SyncAttachment.self).excludedFromBackup == true, "\(sent.text)")
+            // One revision of the note, the device's own step: the flag came with the attachment.
+            #expect(try sent.decode(SyncAttachmentChanged.self).step == SyncNoteRevisionStep(revisionBefore: before, revision: before + 1))
             #expect(try await store.listedAttachments(ofNote: note.id).first?.excludedFromBackup == true, "the web store keeps it")
             let page = try await device.notes(client)
             #expect(page.entries.first?.note?.attachments?.first?.excludedFromBackup == true)
