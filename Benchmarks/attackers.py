@@ -9,7 +9,7 @@ victims' items stored by the genuine clients, the attack, and the victims' items
     Benchmarks/attackers.py [--bin DIR] [--out DIR] [--wait SECONDS] [--only PROVIDER,…]
 
 --bin holds the built `tresord` and `tresor` (default .build/debug); --out gets attackers.json,
-attackers.md and attackers.log (default Benchmarks/attackers-run); --wait bounds every wait for a
+attackers.md and attackers.log (default Benchmarks/runs/attackers-run); --wait bounds every wait for a
 user who never answers (default 10 s). Providers: tresor, tresor-trusting, gnome-keyring, keepassxc.
 Needs Debian's dbus, libsecret-tools, libsecret-1-dev, gcc, git, python3-jeepney, python3-keyring,
 gnome-keyring, keepassxc, util-linux (unshare, setpriv). The secrets are random markers; the log
@@ -515,7 +515,7 @@ def main():
     global log_file
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", default=os.path.join(REPOSITORY, ".build", "debug"))
-    parser.add_argument("--out", default=os.path.join(HERE, "attackers-run"))
+    parser.add_argument("--out", default=os.path.join(HERE, "runs", "attackers-run"))
     parser.add_argument("--wait", type=int, default=10)
     parser.add_argument("--only", default="tresor,tresor-trusting,gnome-keyring,keepassxc")
     options = parser.parse_args()
