@@ -77,78 +77,8 @@ public struct AttachmentSyncWork: Sendable {
     public var backupChanges: [Entry] = []
 }
 
+/// The rows of the attachments the server has (their tables: `Schema/NotesSyncSchema.swift`).
 enum AttachmentSyncTables {
-    static func create(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE sync_attachments (id TEXT PRIMARY KEY, note_id TEXT NOT NULL);
-                CREATE TABLE sync_attachment_listed (note_id TEXT PRIMARY KEY);
-                CREATE TABLE sync_attachment_listings (
-                    note_id TEXT NOT NULL,
-                    id TEXT NOT NULL,
-                    kind TEXT NOT NULL,
-                    sealed_name BLOB NOT NULL,
-                    byte_count INTEGER NOT NULL,
-                    is_sealed BOOLEAN NOT NULL,
-                    PRIMARY KEY (note_id, id)
-                );
-                CREATE TRIGGER sync_note_outbox_attachment_insert AFTER INSERT ON attachments
-                WHEN NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR IGNORE INTO sync_note_outbox (note_id)
-                    SELECT id FROM notes WHERE id = NEW.note_id AND account_id = 'local';
-                END;
-                CREATE TRIGGER sync_note_outbox_attachment_delete AFTER DELETE ON attachments
-                WHEN NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR IGNORE INTO sync_note_outbox (note_id)
-                    SELECT id FROM notes WHERE id = OLD.note_id AND account_id = 'local';
-                END;
-                """)
-    }
-
-    /// The excluded-from-backup flag travels (migration `v12-sync-attachment-backup`): the flag
-    /// as the server has it, the flag a listing gives (NULL from a server that does not keep
-    /// it), and a change of it here puts its note in the outbox, as an insert, which the
-    /// background sync observes.
-    static func addBackupExclusion(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                ALTER TABLE sync_attachments ADD COLUMN excluded_from_backup BOOLEAN NOT NULL DEFAULT 0;
-                ALTER TABLE sync_attachment_listings ADD COLUMN excluded_from_backup BOOLEAN;
-                CREATE TRIGGER sync_note_outbox_attachment_backup AFTER UPDATE OF exclude_from_backup ON attachments
-                WHEN OLD.exclude_from_backup IS NOT NEW.exclude_from_backup AND NOT EXISTS (SELECT 1 FROM sync_note_applying) BEGIN
-                    INSERT OR REPLACE INTO sync_note_outbox (note_id)
-                    SELECT id FROM notes WHERE id = NEW.note_id AND account_id = 'local';
-                END;
-                """)
-    }
-
-    /// A listed attachment keeps the date the server gives it (migration
-    /// `v16-sync-attachment-created`): fetched, it is dated as it was added, not as it arrived.
-    static func addListedCreated(_ db: Database) throws {
-        try db.execute(sql: "ALTER TABLE sync_attachment_listings ADD COLUMN created DOUBLE")
-    }
-
-    /// A lock put on or taken off here no longer makes the device forget which attachments the
-    /// server has (migration `v13-sync-attachment-other-form`): `sync_attachments.in_other_form`
-    /// marks one the server holds as the note was before — sent again in the note's form now,
-    /// and its removal sent when it is removed here. `sync_unlock_keys` keeps, sealed, the key of
-    /// a synced note whose lock was removed here until the server answered the removal, so an
-    /// attachment the server holds sealed that this device lacks is taken in opened; a trigger
-    /// drops it once the note is locked again or deleted.
-    static func addOtherForm(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                ALTER TABLE sync_attachments ADD COLUMN in_other_form BOOLEAN NOT NULL DEFAULT 0;
-                CREATE TABLE sync_unlock_keys (note_id TEXT PRIMARY KEY, sealed_key BLOB NOT NULL);
-                CREATE TRIGGER sync_unlock_keys_locked AFTER UPDATE OF passphrase_id ON notes WHEN NEW.passphrase_id IS NOT NULL BEGIN
-                    DELETE FROM sync_unlock_keys WHERE note_id = NEW.id;
-                END;
-                CREATE TRIGGER sync_unlock_keys_deleted AFTER DELETE ON notes BEGIN
-                    DELETE FROM sync_unlock_keys WHERE note_id = OLD.id;
-                END;
-                """)
-    }
-
     /// Holds the outbox triggers off and records attachment `id` of `note` as synced (a fetched
     /// attachment being added, with the server's flag; `inOtherForm` when the server holds it
     /// sealed and this device unlocked); ``endApplying(_:)`` ends it in the same transaction.

@@ -16,17 +16,8 @@ public struct NoteDeletionsSettled: Sendable, Equatable {
     public var held: Int
 }
 
+/// The rows of the deletions held (their tables: `Schema/NotesSyncSchema.swift`).
 enum NoteDeletionHoldTables {
-    /// `sync_note_deletions_held`: the server ids of notes held here that the server deleted for
-    /// good, not applied yet. `sync_note_deletion_window`: the hold's window.
-    static func create(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE sync_note_deletions_held (server_id TEXT PRIMARY KEY);
-                CREATE TABLE sync_note_deletion_window (id INTEGER PRIMARY KEY CHECK (id = 1), start REAL NOT NULL, deleted INTEGER NOT NULL);
-                """)
-    }
-
     /// Sets aside the deletion of synced note `serverID`.
     static func setAside(_ serverID: String, _ db: Database) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO sync_note_deletions_held (server_id) VALUES (?)", arguments: [serverID])

@@ -7,12 +7,6 @@ import TresorNotesDomain
 // had them from the server: a local folder not among them is one made here, one of them no
 // longer here was deleted here.
 
-enum FolderSyncTables {
-    static func create(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE sync_folders (id INTEGER PRIMARY KEY CHECK (id = 1), sealed_names BLOB NOT NULL)")
-    }
-}
-
 extension NotesStore {
     /// The local account's folder names, and the account's as this device last had them from
     /// the server (empty before the first time).

@@ -7,12 +7,6 @@ import TresorNotesDomain
 // account's current generation as this device last agreed it with the server: a local current
 // generation or hint that differs from it is this device's change to send.
 
-enum PassphraseSyncTables {
-    static func create(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE sync_passphrase (id INTEGER PRIMARY KEY CHECK (id = 1), sealed_agreed BLOB NOT NULL)")
-    }
-}
-
 extension NotesStore {
     /// The local account's current passphrase generation as it travels, and the one this device
     /// last agreed with the server.

@@ -23,19 +23,8 @@ public struct SyncedNoteSharing: Sendable, Equatable, Codable {
     }
 }
 
+/// The rows of the notes shared with or by the sync account (their table: `Schema/NotesSyncSchema.swift`).
 enum SharingSyncTables {
-    /// `sync_note_sharing`: a row per local note shared with or by the sync account.
-    static func create(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE sync_note_sharing (
-                    local_id TEXT PRIMARY KEY,
-                    is_owner BOOLEAN NOT NULL,
-                    sealed_sharing BLOB NOT NULL
-                )
-                """)
-    }
-
     /// Records `sharing` of local note `localID` (none: removes it).
     static func record(_ sharing: SyncedNoteSharing?, localID: String, _ db: Database, _ sealing: ContentSealing) throws {
         guard let sharing else {
