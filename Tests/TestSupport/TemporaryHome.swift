@@ -3,7 +3,7 @@ import TresorSystem
 
 /// A fresh home in a temporary folder (`root/home`, with `root` as `HOME`), removed when the
 /// test's value goes away.
-public final class TemporaryHome {
+public final class TemporaryHome: Sendable {
     public let root: URL
     public let paths: TresorPaths
 

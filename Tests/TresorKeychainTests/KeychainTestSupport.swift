@@ -13,8 +13,9 @@ import TresorTestSupport
 
 /// A fresh home in a temporary folder with a keybag and a login keychain, removed on deinit.
 final class KeychainHome {
-    let root: URL
-    let paths: TresorPaths
+    private let folder = TemporaryHome(prefix: "tresor-keychain")
+    var root: URL { folder.root }
+    var paths: TresorPaths { folder.paths }
     let passcodeText: String?
     private(set) var keybag: Keybag
     private(set) var keychain: KeychainStore
@@ -25,9 +26,8 @@ final class KeychainHome {
 
     /// Creates the keybag (unlocked) and the keychain.
     init(passcode: String? = TestKeybag.passcodeText) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-keychain-\(UUID().uuidString)")
-        paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
         passcodeText = passcode
+        let paths = folder.paths
         keybag = try Keybag.create(paths: paths, passcode: passcode.map { TresorTestSupport.passcode($0) }, settings: TestKeybag.settings())
         keychain = try KeychainStore(file: paths.home.appendingPathComponent("login.keychain.db"), keybag: keybag)
     }
@@ -60,8 +60,6 @@ final class KeychainHome {
         while keychain.hasPendingCheckpoint && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(!keychain.hasPendingCheckpoint, "the checkpoint is still pending after its bound", sourceLocation: sourceLocation)
     }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
 
     // MARK: Files
 

@@ -13,8 +13,9 @@ func passphrase(_ text: String) -> Passphrase { try! Passphrase(text) }
 
 /// A fresh home with an unlocked keybag and a notes store, removed on deinit.
 final class NotesHome {
-    let root: URL
-    let paths: TresorPaths
+    private let folder = TemporaryHome(prefix: "tresor-notes")
+    var root: URL { folder.root }
+    var paths: TresorPaths { folder.paths }
     let clock = TestClock()
     private(set) var keybag: Keybag
     private(set) var notes: NotesStore
@@ -23,8 +24,7 @@ final class NotesHome {
     var home: URL { paths.home }
 
     init(passcode: String? = TestKeybag.passcodeText, sessionIdleTimeout: TimeInterval = 180, kdfRounds: Int = 1_000) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-notes-\(UUID().uuidString)")
-        paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
+        let paths = folder.paths
         keybag = try Keybag.create(paths: paths, passcode: passcode.map { try! Passcode($0) }, settings: TestKeybag.settings())
         let clock = clock
         settings = .insecureForTesting(kdfRounds: kdfRounds, sessionIdleTimeout: sessionIdleTimeout, clock: { clock.now })
@@ -38,8 +38,6 @@ final class NotesHome {
     }
 
     func unlock() throws { try keybag.unlock(passcode: try Passcode(TestKeybag.passcodeText)) }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
 
     /// Every regular file under the home, recursively: databases, `-wal`, `-shm`, attachment
     /// files, temporary files.

@@ -27,13 +27,12 @@ struct EmbeddedWebStoreConformanceTests {
 /// A temporary home with an unlocked keybag, its notes store behind the boundary and its
 /// live updates.
 final class EmbeddedHome: Sendable {
-    let root: URL
+    private let folder = TemporaryHome(prefix: "tresor-webstore")
     let store: any WebStore
     let events: any WebEventBus
 
     init(clock: TestClock = .running()) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-webstore-\(UUID().uuidString)")
-        let paths = TresorPaths(home: root.appendingPathComponent("home").path, environment: ["HOME": root.path])
+        let paths = folder.paths
         let keybag = try Keybag.create(
             paths: paths, passcode: try Passcode("correct horse battery staple"), settings: .insecureForTesting(kdfRounds: 1_000))
         let feed = NoteChangeFeed()
@@ -42,8 +41,6 @@ final class EmbeddedHome: Sendable {
         store = SQLiteWebStore(store: { notes })
         events = LocalEventBus(feed: feed)
     }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
 }
 
 /// The note changes a store under test announced (live updates), as its listeners hear them.
