@@ -1,5 +1,5 @@
 import CTresorSystem
-import Foundation
+import FoundationEssentials
 
 /// When a file was made, as its file system recorded it. Foundation's `creationDate` on Linux
 /// is the last modification, not the birth.
