@@ -41,6 +41,15 @@ import TresorTestSupport
             #expect(!FileManager.default.fileExists(atPath: phone.paths.home.appendingPathComponent("sync-account").path))
         }
 
+        // A CA file that is not one is refused before anything is asked: a device, a file past
+        // 1 MiB, a folder, none at all.
+        let large = root.appendingPathComponent("large.pem")
+        try Data(count: (1 << 20) + 1).write(to: large)
+        for bad in ["/dev/zero", large.path, root.path, root.appendingPathComponent("missing.pem").path] {
+            let refused = try join(phone, name: "phone", caFile: bad)
+            #expect(!refused.succeeded && refused.stdout.contains("not a readable file of at most 1 MiB"), "\(bad): \(refused.stdout)")
+        }
+
         // With it: the laptop creates the circle, the phone joins, an item goes across.
         let created = try join(laptop, name: "laptop", caFile: ca)
         #expect(created.succeeded, "\(created.stdout) \(created.stderr)")

@@ -1,5 +1,10 @@
 import ArgumentParser
 import FoundationEssentials
+import TresorSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension SyncCommand {
     static let caFileHelp = ArgumentHelp(
@@ -13,11 +18,16 @@ extension SyncCommand {
     /// - Throws: `ValidationError` for a file that cannot be read or is not text.
     static func certificateAuthorities(_ path: String?) throws -> String? {
         guard let path else { return nil }
-        // A CA file is public, and often a link (/etc/ssl/certs): read as any file, up to 1 MiB.
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? any BinaryInteger).map { Int($0) }
-        guard let size, size <= 1 << 20, let bytes = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("--ca-file \(path): not a readable file of at most 1 MiB")
-        }
+        let unreadable = ValidationError("--ca-file \(path): not a readable file of at most 1 MiB")
+        // A CA file is public, and often a link (/etc/ssl/certs): followed, and read as any file
+        // — a regular one only (a FIFO or /dev/zero would never end), up to 1 MiB.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw unreadable }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw unreadable }
+        let bytes = Data(readingToEndOf: fd, upTo: (1 << 20) + 1)
+        guard bytes.count <= 1 << 20 else { throw unreadable }
         guard let text = String(data: bytes, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") else {
             throw ValidationError("--ca-file \(path): not a PEM certificate (-----BEGIN CERTIFICATE-----)")
         }
