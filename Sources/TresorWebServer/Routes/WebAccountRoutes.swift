@@ -203,31 +203,50 @@ struct WebAccountRoutes {
         -> WebAccount
     {
         let services = self.services
-        let name = String(typedName.lowercased().prefix(64))
-        if let wait = try await services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
-            services.logLimiter.notice("web: password reset throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
-            throw APIError(.throttled, "too many failed attempts: try again in \(wait) s", retryAfterSeconds: wait)
-        }
-        let failed = APIError(.authFailed, "wrong name or reset code, or the code was used or has expired: ask the owner for a new one")
-        let account: WebAccount
-        do {
-            account = try await services.logged("password reset", context) { () async throws -> WebAccount in
-                guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName,
-                    try await services.backend.passwordResets.redeem(name: login, code: code, now: Date()),
-                    let account = try await services.store.account(named: login)
-                else { throw failed }
-                try await services.store.setPassword(account: account.id, to: password)
-                return account
+        let account = try await countedAsSignIn(of: typedName, "password reset", context) { name in
+            guard let login = try? NoteRules.loginName(name), login != NoteRules.localLoginName,
+                try await services.backend.passwordResets.redeem(name: login, code: code, now: Date()),
+                let account = try await services.store.account(named: login)
+            else {
+                throw APIError(.authFailed, "wrong name or reset code, or the code was used or has expired: ask the owner for a new one")
             }
-        } catch {
-            try? await services.throttle.signInFailed(name: name, address: context.clientAddress)
-            throw error
+            try await services.store.setPassword(account: account.id, to: password)
+            return account
         }
-        try await services.throttle.signInSucceeded(name: name, address: context.clientAddress)
         let ended = try await services.sessions.end(.account(account.id, except: nil))
         context.logger.notice(
             "web: password set with the owner's reset code", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
         return account
+    }
+
+    /// `body`, counted as a sign-in of `typedName` (docs/SECURITY.md, "Throttles that cannot be
+    /// raced"): an attempt is reserved under the rate limits before it runs, so concurrent
+    /// attempts cannot all slip through; its failure counts against the name and the address,
+    /// its success clears them.
+    /// - Parameters:
+    ///   - typedName: the account name as typed.
+    ///   - operation: what the log calls it ("sign-in").
+    ///   - context: the request's.
+    ///   - body: the check, given the name as the counters key it (case-folded, bounded).
+    /// - Returns: what `body` returns.
+    /// - Throws: `throttled` past the limits, else what `body` throws.
+    private func countedAsSignIn<T>(
+        of typedName: String, _ operation: String, _ context: WebRequestContext, _ body: (String) async throws -> T
+    ) async throws -> T {
+        let services = self.services
+        let name = String(typedName.lowercased().prefix(64))
+        if let wait = try await services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
+            services.logLimiter.notice("web: \(operation) throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
+            throw APIError(.throttled, "too many failed attempts: try again in \(wait) s", retryAfterSeconds: wait)
+        }
+        do {
+            let result = try await services.logged(operation, context) { try await body(name) }
+            try await services.throttle.signInSucceeded(name: name, address: context.clientAddress)
+            return result
+        } catch {
+            try? await services.throttle.signInFailed(name: name, address: context.clientAddress)
+            throw error
+        }
     }
 
     /// Reserves an attempt under the rate limits, then checks the password: the keybag
@@ -236,15 +255,9 @@ struct WebAccountRoutes {
     /// cannot all slip through the check (docs/SECURITY.md, "Throttles that cannot be raced").
     private func signIn(name typedName: String, password: SecretText, _ context: WebRequestContext) async throws -> WebAccount {
         let services = self.services
-        // The counters' key: the name as the store compares it, bounded.
-        let name = String(typedName.lowercased().prefix(64))
-        if let wait = try await services.throttle.reserveSignIn(name: name, address: context.clientAddress) {
-            services.logLimiter.notice("web: sign-in throttled", context.logger, metadata: ["retryAfter": "\(wait)"])
-            throw APIError(.throttled, "too many failed sign-ins: try again in \(wait) s", retryAfterSeconds: wait)
-        }
         let failed = APIError(.authFailed, "wrong name or password")
         do {
-            let account = try await services.logged("sign-in", context) { () async throws -> WebAccount in
+            return try await countedAsSignIn(of: typedName, "sign-in", context) { name in
                 // One line per password actually checked: the KDF bounds how often it can appear.
                 context.logger.debug("web: password checked")
                 let account: WebAccount?
@@ -258,13 +271,9 @@ struct WebAccountRoutes {
                 guard let account else { throw failed }
                 return account
             }
-            try await services.throttle.signInSucceeded(name: name, address: context.clientAddress)
-            return account
-        } catch {
-            try? await services.throttle.signInFailed(name: name, address: context.clientAddress)
+        } catch let error as APIError where error.code == .authFailed {
             // The keybag's refusals arrive in the API's words already (``LocalKeybag``).
-            if let error = error as? APIError, error.code == .authFailed { throw failed }
-            throw error
+            throw failed
         }
     }
 
