@@ -281,7 +281,8 @@ class WebNotesTests(SignedInPeople, BrowserCase):
                                           if row.get_attribute("data-note-id") != note_id and "Packing list" in row.text), None),
                           "the edit kept as bob's note")
         bob.select(kept)
-        self.assertIn(typed, bob.body_text())
+        # Waited for: the editor may be drawn again as the list's live update lands.
+        bob.b.wait(lambda d: typed in bob.body_text(), "bob's edit in the note kept for him")
         self.assertNotIn(typed, alice.body_text(), "alice's note did not take it")
 
     # Hostile text
