@@ -19,10 +19,7 @@ struct WebInviteRoutes {
         let backend = self.backend, callers = self.callers, registration = self.registration
         router.post(RouterPath(Route.webInvites)) { request, context -> WebInvite in
             try callers.requireCLI(try context.requireClient(), toManage: "notes")
-            let body = try await request.decode(as: WebInviteRequest.self, context: context)
-            guard let name = try? NoteRules.loginName(body.name) else {
-                throw APIError(.param, "an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
-            }
+            let name = try Self.loginName(try await request.decode(as: WebInviteRequest.self, context: context).name)
             // Registering it is refused on every store, where it exists (a home) or not (a server).
             guard name != NoteRules.localLoginName else { throw APIError(.param, "the name local is reserved for the home's own account") }
             // The owner may know which names are taken.
@@ -33,10 +30,7 @@ struct WebInviteRoutes {
         }
         router.post(RouterPath(Route.webPasswordResets)) { request, context -> WebPasswordReset in
             try callers.requireCLI(try context.requireClient(), toManage: "notes")
-            let body = try await request.decode(as: WebPasswordResetRequest.self, context: context)
-            guard let name = try? NoteRules.loginName(body.name) else {
-                throw APIError(.param, "an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
-            }
+            let name = try Self.loginName(try await request.decode(as: WebPasswordResetRequest.self, context: context).name)
             guard name != NoteRules.localLoginName else {
                 throw APIError(.param, "the local account signs in with the Tresor passcode: change it with tresor passcode change")
             }
@@ -45,6 +39,14 @@ struct WebInviteRoutes {
             context.logger.notice("web: password reset code issued")
             return WebPasswordReset(name: name, code: reset.code, expires: reset.expires)
         }
+    }
+
+    /// The login name the owner typed, case-folded: `400 param` when it cannot be one.
+    private static func loginName(_ typed: String) throws -> String {
+        guard let name = try? NoteRules.loginName(typed) else {
+            throw APIError(.param, "an account name is 1 to 32 characters: letters a-z, digits, '.', '_' or '-'")
+        }
+        return name
     }
 }
 

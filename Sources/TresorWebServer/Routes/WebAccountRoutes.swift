@@ -132,8 +132,7 @@ struct WebAccountRoutes {
             var decoded = try await WebCoding.decode(PasswordResetRequest.self, request, limit: WebLimits.signInBytes)
             let new = try SecretText.taking(&decoded.newPassword), again = try SecretText.taking(&decoded.newPasswordAgain)
             let body = decoded
-            guard new == again else { throw APIError(.param, "the two new passwords do not match") }
-            let account = try await resetPassword(name: body.name, code: body.code, to: try AccountPassword(new), context)
+            let account = try await resetPassword(name: body.name, code: body.code, to: try Self.newPassword(new, again: again), context)
             return try await signedIn(account, status: .ok, request, context)
         }
         router.get("/api/status") { _, context -> Response in
@@ -171,8 +170,7 @@ struct WebAccountRoutes {
         guard !account.isLocal else {
             throw APIError(.forbidden, "the local account signs in with the keybag passcode: change it with tresor passcode change")
         }
-        guard typedNew == again else { throw APIError(.param, "the two new passwords do not match") }
-        let new = try AccountPassword(typedNew)
+        let new = try Self.newPassword(typedNew, again: again)
         // Reserved before the KDF runs, as a sign-in is: concurrent guesses cannot race the limit.
         if let wait = try await services.throttle.reserveSignIn(name: account.name, address: context.clientAddress) {
             throw APIError(.throttled, "too many wrong passwords: try again in \(wait) s", retryAfterSeconds: wait)
@@ -193,6 +191,13 @@ struct WebAccountRoutes {
         let ended = try await services.sessions.end(.account(account.id, except: session.id))
         context.logger.notice("web: password changed", metadata: ["account": "\(account.id.rawValue.prefix(36))", "sessionsEnded": "\(ended)"])
         return ended
+    }
+
+    /// The new password typed twice, as a password: `400 param` when the two differ, or when it
+    /// is not one (``AccountPassword``'s rules).
+    private static func newPassword(_ typed: SecretText, again: SecretText) throws -> AccountPassword {
+        guard typed == again else { throw APIError(.param, "the two new passwords do not match") }
+        return try AccountPassword(typed)
     }
 
     /// Sets the forgotten password of the account `typedName` when `code` is the owner's reset
