@@ -27,9 +27,7 @@ export function installAuth({ onSignedIn }) {
     await submit('login-submit', async () => {
       const answer = await api.post('/session', { name, password });
       byId('login-password').value = '';
-      setOriginToken(answer.originToken);
-      setCsrfToken(answer.csrfToken);
-      await onSignedIn();
+      await adopt(answer, onSignedIn);
     });
   });
 
@@ -39,30 +37,16 @@ export function installAuth({ onSignedIn }) {
     const password = byId('register-password').value;
     const passwordAgain = byId('register-password-again').value;
     const invite = byId('register-invite').value.trim();
-    // Every problem at once, each field marked: not one per try.
-    const problems = [
-      !namePattern.test(name) && ['register-name', 'Account names are 1–32 letters, digits, dots, dashes or underscores.'],
-      new TextEncoder().encode(password).length < 8 && ['register-password', 'Choose a password of at least 8 characters.'],
-      password !== passwordAgain && ['register-password-again', 'The two passwords are not the same.'],
-      byId('register-invite').required && !invite && ['register-invite', 'Type the invite code the owner of this computer gave you.'],
-    ].filter(Boolean);
-    for (const id of ['register-name', 'register-password', 'register-password-again', 'register-invite']) {
-      byId(id).removeAttribute('aria-invalid');
-    }
-    if (problems.length) {
-      for (const [id] of problems) byId(id).setAttribute('aria-invalid', 'true');
-      showMessage(problems.map(([, text]) => text).join(' '));
-      byId(problems[0][0]).focus();
-      return;
-    }
+    if (problemsShown([
+      ...choiceProblems('register', name, password, passwordAgain),
+      ['register-invite', byId('register-invite').required && !invite && 'Type the invite code the owner of this computer gave you.'],
+    ])) return;
     await submit('register-submit', async () => {
       const answer = await api.post('/accounts', invite ? { name, password, passwordAgain, invite } : { name, password, passwordAgain });
       byId('register-password').value = '';
       byId('register-password-again').value = '';
       byId('register-invite').value = '';
-      setOriginToken(answer.originToken);
-      setCsrfToken(answer.csrfToken);
-      await onSignedIn();
+      await adopt(answer, onSignedIn);
     });
   });
 
@@ -71,34 +55,55 @@ export function installAuth({ onSignedIn }) {
 
 /** The reset form: the name, the owner's code and the new password twice, every problem at once. */
 function installPasswordReset(onSignedIn) {
-  const fields = ['reset-name', 'reset-code', 'reset-password', 'reset-password-again'];
   byId('reset-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const name = byId('reset-name').value.trim().toLowerCase();
     const code = byId('reset-code').value.trim();
     const newPassword = byId('reset-password').value;
     const newPasswordAgain = byId('reset-password-again').value;
-    const problems = [
-      !namePattern.test(name) && ['reset-name', 'Account names are 1–32 letters, digits, dots, dashes or underscores.'],
-      !code && ['reset-code', 'Type the reset code the owner of this server gave you.'],
-      new TextEncoder().encode(newPassword).length < 8 && ['reset-password', 'Choose a password of at least 8 characters.'],
-      newPassword !== newPasswordAgain && ['reset-password-again', 'The two passwords are not the same.'],
-    ].filter(Boolean);
-    for (const id of fields) byId(id).removeAttribute('aria-invalid');
-    if (problems.length) {
-      for (const [id] of problems) byId(id).setAttribute('aria-invalid', 'true');
-      showMessage(problems.map(([, text]) => text).join(' '));
-      byId(problems[0][0]).focus();
-      return;
-    }
+    const [nameProblem, ...passwordProblems] = choiceProblems('reset', name, newPassword, newPasswordAgain);
+    if (problemsShown([
+      nameProblem, ['reset-code', !code && 'Type the reset code the owner of this server gave you.'], ...passwordProblems,
+    ])) return;
     await submit('reset-submit', async () => {
       const answer = await api.post('/account/password-reset', { name, code, newPassword, newPasswordAgain });
       for (const id of ['reset-code', 'reset-password', 'reset-password-again']) byId(id).value = '';
-      setOriginToken(answer.originToken);
-      setCsrfToken(answer.csrfToken);
-      await onSignedIn();
+      await adopt(answer, onSignedIn);
     }, 'The account name or reset code is wrong, or the code was used or has expired: ask the owner for a new one.');
   });
+}
+
+/**
+ * The rules of a name and a password chosen twice, for the form whose field ids start with
+ * `form`: `[field id, problem or false]` for its name, password and password again.
+ */
+function choiceProblems(form, name, password, again) {
+  return [
+    [`${form}-name`, !namePattern.test(name) && 'Account names are 1–32 letters, digits, dots, dashes or underscores.'],
+    [`${form}-password`, new TextEncoder().encode(password).length < 8 && 'Choose a password of at least 8 characters.'],
+    [`${form}-password-again`, password !== again && 'The two passwords are not the same.'],
+  ];
+}
+
+/**
+ * Every problem at once, each field marked — not one per try. `checks` are `[field id, problem
+ * or false]`, in the form's order. Returns whether any was found (and said).
+ */
+function problemsShown(checks) {
+  for (const [id] of checks) byId(id).removeAttribute('aria-invalid');
+  const problems = checks.filter(([, problem]) => problem);
+  if (!problems.length) return false;
+  for (const [id] of problems) byId(id).setAttribute('aria-invalid', 'true');
+  showMessage(problems.map(([, problem]) => problem).join(' '));
+  byId(problems[0][0]).focus();
+  return true;
+}
+
+/** Keeps a signed-in answer's tokens (api.js), then goes on as signed in. */
+async function adopt(answer, onSignedIn) {
+  setOriginToken(answer.originToken);
+  setCsrfToken(answer.csrfToken);
+  await onSignedIn();
 }
 
 async function submit(buttonID, work, wrong = 'The account name or password is wrong.') {
