@@ -52,9 +52,8 @@ enum NoteStoreConnection {
 
     /// Whether `<path>-wal` exists and is not empty.
     static func hasUnreadWriteAheadLog(_ url: URL) -> Bool {
-        let wal = url.standardizedFileURL.path + "-wal"
-        guard let size = try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? NSNumber else { return false }
-        return size.intValue > 0
+        let wal = URL(fileURLWithPath: url.standardizedFileURL.path + "-wal")
+        return ((try? wal.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0) > 0
     }
 
     /// SQLite's message for an error (never the SQL or its arguments), made safe to show.
