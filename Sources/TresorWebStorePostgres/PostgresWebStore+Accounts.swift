@@ -48,37 +48,41 @@ extension PostgresWebStore: AccountStore {
     }
 
     func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) async throws -> Bool {
-        guard account != .local else { throw NotesError.invalid("the local account's password is the keybag passcode") }
-        guard let (_, stored) = try await passwordHash(where: .id(account)) else {
+        guard let (_, stored) = try await passwordHash(where: .id(try refusingLocal(account))) else {
             throw NotesError.notFound("account \(account.rawValue.prefix(64))")
         }
         guard try await offloaded({ try stored.matches(current) }) else { return false }
-        let rounds = minimumIterations
-        let hash = try await offloaded { try PasswordHash.make(new, rounds: rounds) }
         // Only over the hash `current` was checked against: of two changes at once on two
         // instances, the second finds its `current` no longer the password.
-        let changed = try await db.transaction { [logger] connection in
-            try await connection.count(
-                """
-                UPDATE accounts SET password_salt = \(hash.salt), password_rounds = \(hash.rounds), password_hash = \(hash.hash)
-                WHERE id = \(account.rawValue) AND password_hash = \(stored.hash) AND password_salt = \(stored.salt) RETURNING 1
-                """, logger)
-        }
-        return changed == 1
+        return try await replacePassword(of: account, with: new, over: stored)
     }
 
     func setPassword(account: AccountID, to new: AccountPassword) async throws {
+        guard try await replacePassword(of: try refusingLocal(account), with: new, over: nil) else {
+            throw NotesError.notFound("account \(account.rawValue.prefix(64))")
+        }
+    }
+
+    private func refusingLocal(_ account: AccountID) throws -> AccountID {
         guard account != .local else { throw NotesError.invalid("the local account's password is the keybag passcode") }
+        return account
+    }
+
+    /// Writes a new salt and hash of `new` for `account` — only over `stored` when given.
+    /// - Returns: whether a row changed.
+    private func replacePassword(of account: AccountID, with new: AccountPassword, over stored: PasswordHash?) async throws -> Bool {
         let rounds = minimumIterations
         let hash = try await offloaded { try PasswordHash.make(new, rounds: rounds) }
         let changed = try await db.transaction { [logger] connection in
             try await connection.count(
                 """
                 UPDATE accounts SET password_salt = \(hash.salt), password_rounds = \(hash.rounds), password_hash = \(hash.hash)
-                WHERE id = \(account.rawValue) RETURNING 1
+                WHERE id = \(account.rawValue)
+                AND (\(stored?.hash)::bytea IS NULL OR (password_hash = \(stored?.hash) AND password_salt = \(stored?.salt)))
+                RETURNING 1
                 """, logger)
         }
-        guard changed == 1 else { throw NotesError.notFound("account \(account.rawValue.prefix(64))") }
+        return changed == 1
     }
 
     func account(named name: String) async throws -> WebAccount? {
