@@ -11,7 +11,7 @@ floor: process start, libsecret, the bus), in a rotating order. Both providers h
 items, stored with `secret-tool store` — for Tresor they live in secret-tool's own group, as any
 program's do.
 
-  Benchmarks/secret-tool-ab.py BIN_DIR OUT.json [--rounds 60] [--before OTHER_BIN_DIR]
+  Benchmarks/secret-tool-ab.py BIN_DIR OUT.json [--rounds 60] [--before OTHER_BIN_DIR] [--user-load P:D]
 
 BIN_DIR holds the release tresord and tresor (scripts/bench builds them). With --before, a second
 tresord (another commit's build, in OTHER_BIN_DIR) joins the rounds as "tresor-before": a change's
@@ -24,7 +24,10 @@ the user who trusts it gets them (`tresor secret-service trust add`), as the har
 
 Tresor identifies each new connection, and one of its checks looks at every descriptor of every
 process of the user (BusConnections: who else holds the connection's socket), so its cost grows
-with them: the result records how many there were ("uid_processes", "uid_descriptors").
+with them: the result records how many there were ("uid_processes", "uid_descriptors"). A run
+as a fresh user has a handful; a desktop session has its user's whole session. `--user-load P:D`
+starts P idle processes of the user holding D descriptors each (Unix socket pairs) before the
+rounds, so the check reads as many as it would there.
 """
 import json
 import os
@@ -60,6 +63,7 @@ if os.getuid() == 0:
     sys.exit(done.returncode)
 ROUNDS = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 60
 BEFORE = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
+USER_LOAD = [int(n) for n in sys.argv[sys.argv.index("--user-load") + 1].split(":")] if "--user-load" in sys.argv else [0, 0]
 ITEMS = 10
 PASSCODE = "bench passcode 1"
 LOOKUP = ["secret-tool", "lookup", "service", "bench-cli", "account"]
@@ -134,6 +138,19 @@ def uid_descriptors():
     return processes, descriptors
 
 
+def start_user_load(processes, descriptors):
+    """`processes` idle processes of this user, each holding `descriptors` socket descriptors."""
+    holder = ("import socket, sys, time\n"
+              f"kept = [socket.socketpair() for _ in range({descriptors // 2})]\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(1e6)\n")
+    for _ in range(processes):
+        process = subprocess.Popen(["/usr/bin/python3", "-c", holder], stdout=subprocess.PIPE, text=True)
+        started.append(process)
+        if process.stdout.readline().strip() != "ready":
+            raise SystemExit("a process of the user load did not start")
+
+
 def start_tresor(name, bin_dir):
     """tresord --secret-service on a private bus of its own, on a new home with a passcode, trusting
     secret-tool, holding the ten items."""
@@ -175,6 +192,9 @@ try:
     none_env, _ = private_bus("none")
 
     providers = tresors + [("gnome-keyring", gk_env, gk_pid), ("no provider", none_env, None)]
+    if USER_LOAD[0]:
+        say(f"user load: {USER_LOAD[0]} processes holding {USER_LOAD[1]} descriptors each")
+        start_user_load(*USER_LOAD)
     times = {name: [] for name, _, _ in providers}
     cpu = {name: 0.0 for name, _, _ in providers}
     for name, env, _ in providers:  # warm the page cache
@@ -193,7 +213,7 @@ try:
                     raise SystemExit(f"secret-tool lookup against {name} failed")
     processes, descriptors = uid_descriptors()
     result = {"rounds": ROUNDS, "items_per_provider": ITEMS, "load": open("/proc/loadavg").read().split()[:3], "uid": os.getuid(),
-              "uid_processes": processes, "uid_descriptors": descriptors}
+              "uid_processes": processes, "uid_descriptors": descriptors, "user_load": USER_LOAD}
     for name, _, pid in providers:
         result[name] = summary(times[name])
         if pid:
