@@ -54,12 +54,12 @@ final class BusClients {
         let pidfd = tresor_pidfd_open(pid)
         guard pidfd >= 0 else { throw DBusError.accessDenied("cannot pin the calling process (errno \(errno))") }
         do {
-            if let doubt = connections.doubt(about: name, pid: pid) {
+            let executable = ProcessImage.executable(of: pid)
+            var client = try identify(pid)
+            if let doubt = connections.doubt(about: name, pid: pid, lookingForOtherHolders: !client.isGenericClient) {
                 logger.notice("a Secret Service caller was not identified", metadata: ["name": "\(name)", "pid": "\(pid)", "why": "\(doubt)"])
                 throw DBusError.accessDenied("Tresor cannot tell which program is calling: \(doubt)")
             }
-            let executable = ProcessImage.executable(of: pid)
-            var client = try identify(pid)
             client.pid = pid
             // The process pinned is the one the bus named, and it still runs the program it was
             // identified by: a pid reused, or an exec, between the bus's answer and now would fail one of these.

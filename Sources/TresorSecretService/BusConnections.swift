@@ -16,7 +16,8 @@ import Glibc
 /// - the pid executed another program after it connected (its image when the bus announced the
 ///   connection, against its image now);
 /// - the socket checks of `ConnectionHolding`: the pid holds fewer sockets connected to the bus
-///   than the bus names connections for it, or another program holds them.
+///   than the bus names connections for it, or another program holds them (looked for only when
+///   the pid runs a program with an identity of its own: see ``doubt(about:pid:lookingForOtherHolders:)``).
 ///
 /// Used on the D-Bus thread only.
 final class BusConnections {
@@ -78,14 +79,26 @@ final class BusConnections {
 
     /// Why the connection `name`, which the bus says `pid` opened, may be spoken on by another
     /// process; nil when no check finds anything.
-    func doubt(about name: String, pid: Int32) -> String? {
+    ///
+    /// Whether another process holds the connection's socket is worth its cost (every descriptor
+    /// of the user's processes) only for a program with an identity of its own. A generic client
+    /// (secret-tool, git's helper, an interpreter) is served no more on a borrowed connection than
+    /// the borrower gets by executing that client itself, with arguments of its choosing, where
+    /// it stands (docs/SECURITY.md, "Borrowed bus connections").
+    /// - Parameters:
+    ///   - name: the connection's unique name.
+    ///   - pid: the process the bus names for it.
+    ///   - lookingForOtherHolders: whether to look for another process holding its socket.
+    /// - Returns: the reason to doubt, or nil.
+    func doubt(about name: String, pid: Int32, lookingForOtherHolders: Bool = true) -> String? {
         let now = ProcessImage.of(pid: pid, procRoot: procRoot)
         if let then = seen[name]?.image, then != now {
             return "process \(pid) started another program after it connected to the bus"
         }
         guard let busAddress else { return nil }
         let named = seen.values.filter { $0.pid == pid }.count
-        return ConnectionHolding.doubt(pid: pid, connections: named, to: busAddress, uid: uid, procRoot: procRoot)
+        return ConnectionHolding.doubt(
+            pid: pid, connections: named, to: busAddress, uid: uid, lookingForOtherHolders: lookingForOtherHolders, procRoot: procRoot)
     }
 }
 

@@ -19,15 +19,19 @@ public enum ConnectionHolding {
     ///   connections for it: it closed one at `exec` (every D-Bus library sets close-on-exec)
     ///   while another process kept it.
     /// - Another process of `uid` holds one of those sockets and runs another program (a child
-    ///   forked without `exec` runs the same one: that is still the program named).
+    ///   forked without `exec` runs the same one: that is still the program named). Looking
+    ///   reads every descriptor of every process of `uid`.
     /// - Parameters:
     ///   - pid: the process the server names.
     ///   - connections: how many connections the server names for `pid` (at least one).
     ///   - address: the server's listening address, the peer of every client's socket.
     ///   - uid: whose processes to look at for other holders.
+    ///   - lookingForOtherHolders: whether to look for another process holding the sockets.
     ///   - procRoot: where procfs is mounted.
     /// - Returns: the reason to doubt, or nil.
-    public static func doubt(pid: Int32, connections: Int, to address: [UInt8], uid: uid_t, procRoot: String = "/proc") -> String? {
+    public static func doubt(
+        pid: Int32, connections: Int, to address: [UInt8], uid: uid_t, lookingForOtherHolders: Bool = true, procRoot: String = "/proc"
+    ) -> String? {
         guard let sockets = UnixSockets.inodes(heldBy: pid, procRoot: procRoot) else {
             return "the connections of process \(pid) cannot be read"
         }
@@ -35,6 +39,7 @@ public enum ConnectionHolding {
         if toServer.count < max(1, connections) {
             return "process \(pid) does not hold the bus connection it opened: another process speaks on it"
         }
+        guard lookingForOtherHolders else { return nil }
         let executable = ProcessImage.executable(of: pid, procRoot: procRoot)
         for holder in UnixSockets.holders(of: toServer, uid: uid, excluding: pid, procRoot: procRoot)
         where ProcessImage.executable(of: holder, procRoot: procRoot) != executable {
