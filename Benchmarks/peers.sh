@@ -116,8 +116,10 @@ kill "$gk_bus_pid" 2>/dev/null || true; gk_bus_pid=""
 if [ -n "$bench_bin" ] && [ -x "$bench_bin/tresord" ]; then
   say "secret-tool lookup: tresord and gnome-keyring interleaved"
   # TRESOR_BENCH_BEFORE: a folder with another commit's release tresord and tresor, measured in the same rounds.
+  # TRESOR_BENCH_USER_LOAD=P:D: P idle processes of the user holding D descriptors each, as on a desktop.
   "$py" "$here/secret-tool-ab.py" "$bench_bin" "$out/peer-secret-tool-ab.json" --rounds "$([ -n "$smoke" ] && echo 6 || echo 60)" \
-    ${TRESOR_BENCH_BEFORE:+--before "$TRESOR_BENCH_BEFORE"} || say "secret-tool-ab.py failed; continuing"
+    ${TRESOR_BENCH_BEFORE:+--before "$TRESOR_BENCH_BEFORE"} ${TRESOR_BENCH_USER_LOAD:+--user-load "$TRESOR_BENCH_USER_LOAD"} \
+    || say "secret-tool-ab.py failed; continuing"
 fi
 fi
 

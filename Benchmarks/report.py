@@ -362,8 +362,9 @@ elif ss_counts or gk_ss or kp_ss or ab:
              f"{fmt(g(ab, 'tresor-before', 'provider_cpu_ms_per_lookup'), ' ms')} per lookup ({rfmt(ab.get('before_provider_cpu_ratio'))} of gnome-keyring's)."
              if ab.get("tresor-before") else "")
           + (f" Run as uid {ab['uid']}." if ab.get("uid") is not None else "")
-          + (f" The user's processes then: {ab['uid_processes']}, holding {ab['uid_descriptors']:,} descriptors (what Tresor's check of who holds a "
-             "new connection's socket reads)." if ab.get("uid_descriptors") is not None else ""))
+          + (f" The user's processes then: {ab['uid_processes']}, holding {ab['uid_descriptors']:,} descriptors (what Tresor reads, on a new "
+             "connection of a program with an identity of its own, to find another holder of its socket; secret-tool, a generic "
+             "client, is not looked at)." if ab.get("uid_descriptors") is not None else ""))
         P("")
     if any(e.get("in_process") for e in ss_counts):
         P("Tresor's keychain part of each call, in-process on the same store (no bus, no daemon; TresorKeychain `copyMatching` as `KeychainCollection` asks it):")
