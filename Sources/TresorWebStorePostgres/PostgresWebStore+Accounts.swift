@@ -48,7 +48,8 @@ extension PostgresWebStore: AccountStore {
     }
 
     func changePassword(account: AccountID, current: AccountPassword, to new: AccountPassword) async throws -> Bool {
-        guard let (_, stored) = try await passwordHash(where: .id(try refusingLocal(account))) else {
+        try refuseLocal(account)
+        guard let (_, stored) = try await passwordHash(where: .id(account)) else {
             throw NotesError.notFound("account \(account.rawValue.prefix(64))")
         }
         guard try await offloaded({ try stored.matches(current) }) else { return false }
@@ -58,14 +59,14 @@ extension PostgresWebStore: AccountStore {
     }
 
     func setPassword(account: AccountID, to new: AccountPassword) async throws {
-        guard try await replacePassword(of: try refusingLocal(account), with: new, over: nil) else {
+        try refuseLocal(account)
+        guard try await replacePassword(of: account, with: new, over: nil) else {
             throw NotesError.notFound("account \(account.rawValue.prefix(64))")
         }
     }
 
-    private func refusingLocal(_ account: AccountID) throws -> AccountID {
+    private func refuseLocal(_ account: AccountID) throws {
         guard account != .local else { throw NotesError.invalid("the local account's password is the keybag passcode") }
-        return account
     }
 
     /// Writes a new salt and hash of `new` for `account` — only over `stored` when given.
