@@ -205,7 +205,10 @@ extension SyncAccount {
                 return SyncJoinAnswer(state: .removed, deviceID: file.deviceID, requestID: requestID)
             }
             switch request.state {
-            case .pending: return SyncJoinAnswer(state: .waiting, deviceID: file.deviceID, requestID: requestID)
+            case .pending:
+                // Its words again, for a join run again: this device's identity, the server's nonce, the circle.
+                let words = JoinRequest(identity: device.identity, nonce: request.nonce).fingerprintWords(circleID: circleID)
+                return SyncJoinAnswer(state: .waiting, deviceID: file.deviceID, requestID: requestID, words: words)
             case .denied:
                 try markRemoved(&file)
                 return SyncJoinAnswer(state: .removed, deviceID: file.deviceID, requestID: requestID)

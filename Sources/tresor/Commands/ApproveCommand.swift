@@ -39,6 +39,7 @@ struct ApproveCommand: ParsableCommand {
             var input = SecretInput(fromStandardInput: passcodeStdin)
             StandardStream.error.write("Waiting for applications that need you (Ctrl-C to stop)…\n")
             while true {
+                StandardStream.showPrinted()
                 guard let request = try client.nextApproval(waitSeconds: 25) else { continue }
                 let shown = { (text: String) in TerminalText.printable(text, limit: 600) }
                 print("\(shown(request.application)) (\(shown(request.executable))) \(request.asks): \(shown(request.item))")

@@ -29,6 +29,7 @@ enum Terminal {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else { throw ValidationError(otherwise) }
         defer { close(tty) }
+        StandardStream.showPrinted()  // what the question is about comes before it
         _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var saved = termios()
         let silence = !echo && tcgetattr(tty, &saved) == 0

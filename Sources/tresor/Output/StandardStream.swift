@@ -11,6 +11,11 @@ import Glibc
 enum StandardStream: Int32 {
     case input = 0, output = 1, error = 2
 
+    /// Writes out the lines `print` holds back. On a terminal each line leaves at once; on a pipe
+    /// or in a file they leave in blocks, so a command about to wait — for another device, for an
+    /// application's request, for the user's answer — shows what it said first.
+    static func showPrinted() { fflush(nil) }
+
     /// Whether the stream is a terminal.
     var isTerminal: Bool { isatty(rawValue) == 1 }
 

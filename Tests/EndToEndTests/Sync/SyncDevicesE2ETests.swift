@@ -147,36 +147,34 @@ import TresorTestSupport
         return (cluster, server, password, laptop, desktop)
     }
 
-    @Test func aJoiningDeviceWaitsUntilATrustedDeviceApprovesIt() async throws {
+    @Test func aJoiningDeviceShowsTheWordsWhileItWaitsUntilATrustedDeviceApprovesIt() async throws {
         let (cluster, server, password, laptop, desktop) = try await Self.laptopInACircleAndADesktop()
+        defer { withExtendedLifetime(cluster) {} }  // the server runs as long as the instances live
+        let join = ["sync", "join", server.origin, "--account", "ada", "--password-stdin", "--device-name", "desktop"]
 
-        // `tresor sync join` without --no-wait, as a user runs it: it prints the words and waits.
-        let joining = Process()
-        joining.executableURL = desktop.binaries.appendingPathComponent("tresor")
-        joining.arguments = ["sync", "join", server.origin, "--account", "ada", "--password-stdin", "--device-name", "desktop"]
-        joining.environment = desktop.environment
-        let input = Pipe(), output = Pipe()
-        (joining.standardInput, joining.standardOutput, joining.standardError) = (input, output, output)
-        try joining.run()
-        input.fileHandleForWriting.write(Data((password + "\n").utf8))
-        try input.fileHandleForWriting.close()
-
+        // `tresor sync join` without --no-wait, as a user runs it — its output a pipe, as under
+        // `ssh host tresor …` or `| tee`: the words must be there to compare while it waits.
+        let first = try JoiningDevice(desktop, join, input: password + "\n")
         var waiting: [SyncPendingRequest] = []
-        for _ in 0..<200 where waiting.isEmpty {
+        try await waitUntil("the laptop lists the desktop's request") {
             waiting = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve"]).requests
-            if waiting.isEmpty { usleep(100_000) }
+            return !waiting.isEmpty
         }
         let request = try #require(waiting.first)
-        #expect(joining.isRunning, "the joining device waits for the answer")
+        let words = request.words.joined(separator: " ")
+        try await waitUntil("the waiting device shows the words the laptop shows", seconds: 20) { first.printed.contains(words) }
+        #expect(first.isRunning, "the joining device waits for the answer")
+        // The user gives up waiting (Ctrl-C) and runs the join again: it shows the same words.
+        let printedFirst = first.interrupt()
+        #expect(!printedFirst.contains(password))
+
+        let again = try JoiningDevice(desktop, join, input: "")
+        try await waitUntil("the join run again shows the words", seconds: 20) { again.printed.contains(words) }
+        #expect(again.printed.contains(request.requestID), "\(again.printed)")
         _ = try SyncE2E.sync(laptop, SyncRequestsAnswer.self, ["approve", request.requestID, "--passcode-stdin"], input: SyncE2E.passcode + "\n")
-        for _ in 0..<300 where joining.isRunning { usleep(100_000) }
-        #expect(!joining.isRunning, "the join returned within 30 s of the approval")
-        if joining.isRunning { kill(joining.processIdentifier, SIGKILL) }
-        joining.waitUntilEnded()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(joining.terminationStatus == 0, "\(printed)")
-        #expect(printed.contains(request.words.joined(separator: " ")), "the waiting device showed the words the laptop shows: \(printed)")
-        #expect(printed.contains("Approved"))
+        let (status, printed) = again.ended(within: 30)
+        #expect(status == 0, "\(printed)")
+        #expect(printed.contains("Approved"), "\(printed)")
         #expect(!printed.contains(password))
         #expect(try SyncE2E.sync(desktop, SyncDevicesAnswer.self, ["devices"]).devices.map(\.name) == ["laptop", "desktop"])
     }
@@ -273,5 +271,49 @@ import TresorTestSupport
         // Plain http:// to another host is refused before anything is sent.
         let remote = try device.tresor(["sync", "join", "http://tresor.example.org", "--account", "ada", "--password-stdin"], input: password + "\n")
         #expect(!remote.succeeded && remote.stderr.contains("loopback"), "\(remote.stderr)")
+    }
+}
+
+/// A `tresor sync join` that waits for its approval, its standard output and error one pipe
+/// read as they come — what a user sees of it while it waits.
+private final class JoiningDevice {
+    private let process = Process()
+    private let chunks = EventLog()
+    private let readToTheEnd = DispatchSemaphore(value: 0)
+
+    init(_ device: Harness, _ arguments: [String], input: String) throws {
+        process.executableURL = device.binaries.appendingPathComponent("tresor")
+        process.arguments = arguments
+        process.environment = device.environment
+        let stdin = Pipe(), output = Pipe()
+        (process.standardInput, process.standardOutput, process.standardError) = (stdin, output, output)
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let reading = output.fileHandleForReading
+        Thread.detachNewThread { [chunks, readToTheEnd] in
+            while case let chunk = reading.availableData, !chunk.isEmpty { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+            readToTheEnd.signal()
+        }
+    }
+
+    /// What it printed so far.
+    var printed: String { chunks.entries.joined() }
+    var isRunning: Bool { process.isRunning }
+
+    /// Stops it as Ctrl-C does.
+    /// - Returns: what it printed.
+    func interrupt() -> String {
+        kill(process.processIdentifier, SIGINT)
+        return ended(within: 10).printed
+    }
+
+    /// Waits for its end, killing it after `seconds`.
+    /// - Returns: its exit status and what it printed.
+    func ended(within seconds: TimeInterval) -> (status: Int32, printed: String) {
+        if !process.waitUntilEnded(timeout: seconds) { kill(process.processIdentifier, SIGKILL) }
+        let status = process.waitForStatus()
+        _ = readToTheEnd.wait(timeout: .now() + 10)
+        return (status, printed)
     }
 }

@@ -80,19 +80,29 @@ struct SyncCommand: ParsableCommand {
                     print("  \(recoveryKey)")
                     return
                 }
-                if !options.json {
-                    print("Join request \(answer.requestID ?? "?") sent. On a device of the circle, run `tresor sync approve` and check it shows:")
-                    print("  \((answer.words ?? []).joined(separator: " "))")
-                }
-                try SyncCommand.wait(client, json: options.json, noWait: noWait)
+                try SyncCommand.wait(client, sent: answer, json: options.json, noWait: noWait)
             }
         }
     }
 
-    /// Waits for a waiting device's approval (up to 10 minutes), asking the daemon every 2 s.
-    static func wait(_ client: TresorClient, json: Bool, noWait: Bool) throws {
-        var answer = try client.syncJoinCheck()
+    /// Shows a waiting device's request and the words to compare, then waits for its approval
+    /// (up to 10 minutes), asking the daemon every 2 s.
+    /// - Parameters:
+    ///   - client: the daemon.
+    ///   - sent: the answer to the join that sent the request; nil when the request was sent
+    ///     before (a join run again): then the daemon is asked where it stands.
+    ///   - json: print the last answer as JSON, and nothing before it.
+    ///   - noWait: show the request and return.
+    static func wait(_ client: TresorClient, sent: SyncJoinAnswer? = nil, json: Bool, noWait: Bool) throws {
+        var answer = try sent ?? client.syncJoinCheck()
+        if !json, answer.state == .waiting {
+            print(
+                "Join request \(answer.requestID ?? "?") \(sent == nil ? "waits" : "sent"). "
+                    + "On a device of the circle, run `tresor sync approve` and check it shows:")
+            print("  \((answer.words ?? []).joined(separator: " "))")
+        }
         if !noWait {
+            StandardStream.showPrinted()
             let deadline = ContinuousClock.now + .seconds(600)
             while answer.state == .waiting, ContinuousClock.now < deadline {
                 sleep(2)
