@@ -39,17 +39,18 @@ extension TresorClient {
     /// - Parameters:
     ///   - requestID: the request's id.
     ///   - passcode: the keybag's passcode, when one is set.
-    /// - Throws: `APIError` from the daemon (`authFailed` for a wrong passcode).
+    /// - Throws: `APIError`: `param` for an empty id (nothing sent), else from the daemon (`authFailed` for a wrong passcode).
     public func syncApprove(_ requestID: String, passcode: String?) throws {
         try callExpectingNoContent(
-            "POST", Route.syncRequest + "/" + PercentEncoding.encode(requestID) + "/approve", SyncApproveRequestBody(passcode: passcode))
+            "POST", Route.syncRequest + "/" + (try Self.segment(requestID, "the join request's id")) + "/approve",
+            SyncApproveRequestBody(passcode: passcode))
     }
 
     /// Denies a join request.
     /// - Parameter requestID: the request's id.
-    /// - Throws: `APIError` from the daemon.
+    /// - Throws: `APIError`: `param` for an empty id (nothing sent), else from the daemon.
     public func syncDeny(_ requestID: String) throws {
-        try callExpectingNoContent("POST", Route.syncRequest + "/" + PercentEncoding.encode(requestID) + "/deny")
+        try callExpectingNoContent("POST", Route.syncRequest + "/" + (try Self.segment(requestID, "the join request's id")) + "/deny")
     }
 
     /// The trusted devices of this device's verified list: refreshed from the server, or, while
@@ -65,9 +66,9 @@ extension TresorClient {
     ///   - device: the device's id or name.
     ///   - passcode: the keybag's passcode, when one is set.
     /// - Returns: the removed device.
-    /// - Throws: `APIError` from the daemon (`authFailed` without the passcode, or a wrong one).
+    /// - Throws: `APIError`: `param` for an empty id (nothing sent), else from the daemon (`authFailed` without the passcode, or a wrong one).
     public func syncRemove(_ device: String, passcode: String? = nil) throws -> SyncDeviceInfo {
-        try call("DELETE", Route.syncDevices + "/" + PercentEncoding.encode(device), SyncRemoveRequestBody(passcode: passcode))
+        try call("DELETE", Route.syncDevices + "/" + (try Self.segment(device, "the device's name or id")), SyncRemoveRequestBody(passcode: passcode))
     }
 
     /// This device leaves its sync account; its data stays.
@@ -124,9 +125,9 @@ extension TresorClient {
     /// - Parameters:
     ///   - id: the conflict's id.
     ///   - passcode: the passcode, where the kept version needs the user present.
-    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id, `passcodeRequired`).
+    /// - Throws: `APIError`: `param` for an empty id (nothing sent), else from the daemon (`notFound` for an unknown id, `passcodeRequired`).
     public func syncRestoreConflict(_ id: String, passcode: String? = nil) throws {
-        try callExpectingNoContent("POST", Self.conflictPath(id, "restore"), SyncConflictRequestBody(passcode: passcode))
+        try callExpectingNoContent("POST", try Self.conflictPath(id, "restore"), SyncConflictRequestBody(passcode: passcode))
     }
 
     /// A kept version's secret.
@@ -134,9 +135,9 @@ extension TresorClient {
     ///   - id: the conflict's id.
     ///   - passcode: the passcode, where the kept version needs the user present.
     /// - Returns: the secret.
-    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id, `passcodeRequired`).
+    /// - Throws: `APIError`: `param` for an empty id (nothing sent), else from the daemon (`notFound` for an unknown id, `passcodeRequired`).
     public func syncConflictSecret(_ id: String, passcode: String? = nil) throws -> Data {
-        let answer: SyncConflictSecretAnswer = try call("POST", Self.conflictPath(id, "secret"), SyncConflictRequestBody(passcode: passcode))
+        let answer: SyncConflictSecretAnswer = try call("POST", try Self.conflictPath(id, "secret"), SyncConflictRequestBody(passcode: passcode))
         return answer.secret
     }
 
@@ -144,12 +145,20 @@ extension TresorClient {
     /// - Parameters:
     ///   - id: the conflict's id.
     ///   - passcode: the passcode, where discarding needs the user present.
-    /// - Throws: `APIError` from the daemon (`notFound` for an unknown id, `passcodeRequired`).
+    /// - Throws: `APIError`: `param` for an empty id (nothing sent), else from the daemon (`notFound` for an unknown id, `passcodeRequired`).
     public func syncDiscardConflict(_ id: String, passcode: String? = nil) throws {
-        try callExpectingNoContent("POST", Self.conflictPath(id, "discard"), SyncConflictRequestBody(passcode: passcode))
+        try callExpectingNoContent("POST", try Self.conflictPath(id, "discard"), SyncConflictRequestBody(passcode: passcode))
     }
 
-    private static func conflictPath(_ id: String, _ action: String) -> String {
-        Route.syncConflicts + "/" + PercentEncoding.encode(id) + "/" + action
+    private static func conflictPath(_ id: String, _ action: String) throws -> String {
+        Route.syncConflicts + "/" + (try segment(id, "the kept version's id")) + "/" + action
+    }
+
+    /// `value` as one segment of a route's path: percent-encoded, and never empty — an empty one
+    /// would name another route, answered "no such route".
+    /// - Throws: `APIError` `param` naming `what` for an empty value.
+    private static func segment(_ value: String, _ what: String) throws -> String {
+        guard !value.isEmpty else { throw APIError(.param, "\(what) is empty") }
+        return PercentEncoding.encode(value)
     }
 }

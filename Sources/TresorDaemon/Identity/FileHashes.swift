@@ -35,12 +35,15 @@ final class FileHashes: Sendable {
 
     /// The hash of the file at `url`. A file hashed before costs one `stat` (every connection
     /// asks whether its client is the CLI).
+    /// - Throws: `KeychainError.param` when the path names no file, or a directory, a FIFO or a
+    ///   device (a FIFO is opened without waiting for a writer, then refused).
     func sha256(of url: URL) throws -> Data {
         var info = stat()
         if stat(url.path, &info) == 0, let known = cache.withLock({ $0[Identity(info)] }) { return known }
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw KeychainError.param("cannot open \(url.path) (errno \(errno))") }
         defer { close(fd) }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw KeychainError.param("\(url.path) is not a file") }
         return try sha256(ofOpenFile: fd)
     }
 }

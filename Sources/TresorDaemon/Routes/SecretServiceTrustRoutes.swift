@@ -55,6 +55,7 @@ struct SecretServiceTrustRoutes {
             let body = try await request.decode(as: SecretServiceTrustRemoval.self, context: context)
             switch (body.executablePath, body.all) {
             case (let path?, false):
+                guard !path.isEmpty else { throw APIError(.param, "name an executable, or all") }
                 // Named as the list names it (`exe:PATH`, `exe-sha256:HEX`), no file is read: it may
                 // have been removed or rebuilt since.
                 let named = path.hasPrefix("exe:") || path.hasPrefix("exe-sha256:") || trust.list().contains { $0.executable == path }

@@ -72,6 +72,31 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
+    /// A name or path that is empty, or names a directory or a FIFO, where a command wants an id
+    /// or an executable, is said as such — not "no such route", not an internal error, and a FIFO
+    /// never holds a daemon thread waiting for a writer.
+    @Test func emptyIdsAndExecutablesThatAreNoFilesAreSaidAsSuch() throws {
+        let harness = try Harness.initialized(passcode: "e2e-emptyids-passcode")
+        for (command, said) in [
+            (["sync", "approve", ""], "the join request's id is empty"), (["sync", "approve", "", "--deny"], "the join request's id is empty"),
+            (["sync", "remove", ""], "the device's name or id is empty"),
+            (["sync", "conflicts", "restore", ""], "the kept version's id is empty"),
+            (["secret-service", "trust", "remove", ""], "name an executable, or all"),
+        ] {
+            let passcode = command.first == "sync" ? ["--passcode-stdin"] : []
+            let answer = try harness.json(ErrorResponse.self, command + passcode, input: "e2e-emptyids-passcode\n")
+            #expect(answer.error.code == .param && answer.error.message.contains(said), "\(command): \(answer.error.message)")
+        }
+        let fifo = harness.paths.home.deletingLastPathComponent().appendingPathComponent("fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        for path in [FileManager.default.temporaryDirectory.path, fifo] {
+            let answer = try harness.json(ErrorResponse.self, ["secret-service", "trust", "remove", path])
+            #expect(answer.error.code == .param && answer.error.message.contains("is not a file"), "\(path): \(answer.error.message)")
+        }
+        #expect(harness.daemonIsRunning)
+    }
+
     /// A hold's reason is shown in `tresor status` and the log: 1 to 200 characters after
     /// trimming, no control character (no forged line, no terminal escape).
     @Test func holdReasonsStopAtTheirLimit() throws {

@@ -65,7 +65,7 @@ struct SecretServiceTrustCommand: ParsableCommand {
         @Flag(help: "Take back every trust.") var all = false
 
         func validate() throws {
-            guard (executable == nil) == all else { throw ValidationError("name one executable, or --all") }
+            guard (executable == nil) == all, executable?.isEmpty != true else { throw ValidationError("name an executable, or all (--all)") }
         }
 
         func run() throws {

@@ -54,6 +54,8 @@ extension SyncCommand {
 
             /// The kept version `id` names: its whole id, or the one that starts so (in any case).
             func resolved(_ client: TresorClient) throws -> String {
+                // An empty id starts every id: with one version kept, it would name that one.
+                guard !id.isEmpty else { throw ValidationError("the kept version's id is empty (tresor sync conflicts lists them)") }
                 let ids = try client.syncConflicts().map(\.id)
                 let given = id.lowercased()
                 if let exact = ids.first(where: { $0.lowercased() == given }) { return exact }
