@@ -319,7 +319,7 @@ let package = Package(
         ]),
         .testTarget(name: "TresorDaemonTests", dependencies: [
             "TresorDaemon", "TresorCrypto", "TresorKeybag", "TresorKeychain", "TresorProtocol", "TresorSecretService", "TresorSyncProtocol",
-            "TresorSystem", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            "TresorSystem", "TresorTestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Logging", package: "swift-log"),
         ]),

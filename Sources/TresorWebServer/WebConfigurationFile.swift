@@ -25,4 +25,7 @@ package struct WebConfigurationFile: Codable, Sendable {
     var webTrustedProxies: [String]?
 
     package init() {}
+
+    /// Every key this reads: its properties' names, as the synthesized decoding takes them.
+    package static var keys: [String] { Mirror(reflecting: WebConfigurationFile()).children.compactMap(\.label) }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TresorModel
 
 /// What the command line holds before swift-argument-parser reads it: global options moved
 /// behind the command's name, and command names checked.
@@ -71,7 +72,7 @@ enum CommandLineWords {
             guard let subcommand = Self.subcommand(named: word, of: command) else {
                 let names = subcommands.filter { $0.configuration.shouldDisplay }.flatMap { [$0._commandName] + $0.configuration.aliases }
                 let spelled = path.joined(separator: " ")
-                guard let closest = closest(to: word, among: names) else {
+                guard let closest = NearestName.to(word, among: names) else {
                     return "unknown command '\(word)' — `\(spelled) --help` lists the commands"
                 }
                 return "unknown command '\(word)' — did you mean `\(spelled) \(closest)`?"
@@ -85,31 +86,5 @@ enum CommandLineWords {
     /// The subcommand of `command` called `name` (or one of its aliases).
     static func subcommand(named name: String, of command: any ParsableCommand.Type) -> (any ParsableCommand.Type)? {
         command.configuration.subcommands.first { $0._commandName == name || $0.configuration.aliases.contains(name) }
-    }
-
-    /// The name nearest `word`: at most two edits away (a third for long words), or one it
-    /// starts.
-    static func closest(to word: String, among names: [String]) -> String? {
-        let scored = names.map { ($0, editDistance(word.lowercased(), $0)) }
-        if let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= (word.count > 6 ? 3 : 2) { return best.0 }
-        return names.first { $0.hasPrefix(word.lowercased()) }
-    }
-
-    /// Levenshtein distance, with a transposition counting as one edit.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
-            }
-        }
-        return table[a.count][b.count]
     }
 }

@@ -164,8 +164,13 @@ import TresorTestSupport
     @Test(arguments: [
         (#"{"secretServiceRememberHours": 30}"#, "secretServiceRememberHours must be from 1 to 24"),
         (#"{"socketIdleSeconds": 0}"#, "socketIdleSeconds must be from 1 to 3600"),
+        // A misspelt key would leave its setting untaken, in silence.
+        (#"{"autoLockSeconds": 60, "autoLockMinutes": 5}"#, #"has no setting "autoLockMinutes": did you mean "autoLockSeconds"?"#),
+        (#"{"lockwithscreen": false}"#, #"has no setting "lockwithscreen": did you mean "lockWithScreen"?"#),
+        (#"{"webport": 8080}"#, #"has no setting "webport": did you mean "webPort"?"#),
+        (#"{"colour": "blue"}"#, #"has no setting "colour" (docs/FORMAT.md lists the settings)"#),
     ])
-    func aSettingOutOfItsRangeStopsTheDaemonSayingWhich(configuration: String, said: String) throws {
+    func aSettingOutOfItsRangeOrMisspeltStopsTheDaemonSayingWhich(configuration: String, said: String) throws {
         let harness = try Harness(configuration: configuration)
         let refused = try harness.tresord([])
         #expect(refused.status != 0)
