@@ -17,25 +17,36 @@ struct GlobalOptions: ParsableArguments {
 
     var paths: TresorPaths { TresorPaths(home: home) }
 
+    func validate() throws { try Self.requireHome(home, made: false) }
+
     /// A connection to the home's daemon, started if needed.
     /// - Parameter makingHome: whether the command makes the home (`tresor init`); any other
-    ///   refuses a `--home` that does not exist (``requireHome(_:)``).
+    ///   refuses a `--home` that does not exist (``requireHome(_:made:)``).
     /// - Throws: `ValidationError` for such a home; what connecting throws.
     func connect(makingHome: Bool = false) throws -> TresorClient {
-        if !makingHome { try Self.requireHome(home) }
+        try Self.requireHome(home, made: !makingHome)
         return try TresorClient.connect(paths: paths)
     }
 
-    /// Refuses a `--home` that does not exist: a mistyped path would otherwise become a new,
-    /// empty home, with a daemon of its own left running. `$TRESOR_HOME` and the default home
-    /// are made on first use.
-    /// - Parameter home: the `--home` given, if any.
-    /// - Throws: `ValidationError` saying how to make one there.
-    static func requireHome(_ home: String?) throws {
+    /// Refuses a `--home` that is empty — a script's unset variable, which would otherwise name
+    /// the default home — or a file, and, unless the command makes it, one that does not exist:
+    /// a mistyped path would otherwise become a new, empty home, with a daemon of its own left
+    /// running. `$TRESOR_HOME` and the default home are made on first use.
+    /// - Parameters:
+    ///   - home: the `--home` given, if any.
+    ///   - made: whether the home must exist already.
+    /// - Throws: `ValidationError` saying what is wrong, and how to make a home there.
+    static func requireHome(_ home: String?, made: Bool = true) throws {
         guard let home else { return }
-        let path = TresorPaths(home: home).home.path
-        guard !SecureFiles.exists(URL(fileURLWithPath: path)) else { return }
-        throw ValidationError("no Tresor home at \(path): check the path, or make one there with `tresor --home \(path) init`")
+        guard !home.isEmpty else {
+            throw ValidationError("--home is empty: name the home's folder, or leave --home out for $TRESOR_HOME or the default home")
+        }
+        let url = TresorPaths(home: home).home
+        guard !SecureFiles.exists(url) || SecureFiles.isDirectory(url) else {
+            throw ValidationError("\(url.path) is a file, not a Tresor home (a folder)")
+        }
+        guard made, !SecureFiles.exists(url) else { return }
+        throw ValidationError("no Tresor home at \(url.path): check the path, or make one there with `tresor --home \(url.path) init`")
     }
 
     /// The keychain `name` (nil: the login keychain) of the home's daemon, started if needed.

@@ -71,6 +71,22 @@ import TresorTestSupport
         #expect(try harness.tresor(["--home", typo.path, "daemon", "stop"]).succeeded)
     }
 
+    /// An empty `--home` — a script's variable left unset — would name `$TRESOR_HOME` or the
+    /// default home, the user's real one; one naming a file is no home either. Both are refused
+    /// by every command, `init` and the secret lookup scripts run too.
+    @Test func anEmptyHomeOrAFileIsRefusedAndNoOtherHomeIsUsed() throws {
+        let harness = try initialized()
+        let file = harness.root.appendingPathComponent("a-file")
+        try Data("not a home".utf8).write(to: file)
+        for (home, said) in [("", "--home is empty"), (file.path, "\(file.path) is a file, not a Tresor home")] {
+            for arguments in [["status"], ["item", "get", "--service", "s"], ["note", "list"], ["init", "--no-passcode"], ["daemon", "logs"]] {
+                let refused = try harness.tresor(["--home", home] + arguments)
+                #expect(refused.status != 0 && refused.stderr.contains(said), "\(home) \(arguments): \(refused.stderr)")
+            }
+        }
+        #expect(try Data(contentsOf: file) == Data("not a home".utf8))
+    }
+
     /// A title, a folder or an attachment name is one line: a line break given in one is
     /// refused, and nothing changes; an empty attachment name is said to be one.
     @Test func namesShownOnOneLineAreRefusedWithALineBreak() throws {
