@@ -48,6 +48,19 @@ public struct TresorPaths: Sendable, Equatable {
         URL(fileURLWithPath: environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path)
     }
 
+    /// Why a home given with `--home` is none: empty — a script's unset variable, which would
+    /// name `$TRESOR_HOME` or the default home instead — or a file. Whether it exists is the
+    /// caller's to ask (a home is made by `tresor init`).
+    /// - Parameter given: the `--home` given, if any.
+    /// - Returns: the refusal in words, or nil when the home may be used.
+    public static func refusal(ofGivenHome given: String?) -> String? {
+        guard let given else { return nil }
+        guard !given.isEmpty else { return "--home is empty: name the home's folder, or leave --home out for $TRESOR_HOME or the default home" }
+        let home = TresorPaths(home: given).home
+        guard SecureFiles.exists(home), !SecureFiles.isDirectory(home) else { return nil }
+        return "\(home.path) is a file, not a Tresor home (a folder)"
+    }
+
     static func defaultHome(environment: [String: String]) -> URL {
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
             return URL(fileURLWithPath: data).appendingPathComponent("tresor")

@@ -28,24 +28,19 @@ struct GlobalOptions: ParsableArguments {
         return try TresorClient.connect(paths: paths)
     }
 
-    /// Refuses a `--home` that is empty — a script's unset variable, which would otherwise name
-    /// the default home — or a file, and, unless the command makes it, one that does not exist:
-    /// a mistyped path would otherwise become a new, empty home, with a daemon of its own left
-    /// running. `$TRESOR_HOME` and the default home are made on first use.
+    /// Refuses a `--home` that is empty or a file (``TresorPaths/refusal(ofGivenHome:)``) and,
+    /// unless the command makes it, one that does not exist: a mistyped path would otherwise
+    /// become a new, empty home, with a daemon of its own left running. `$TRESOR_HOME` and the
+    /// default home are made on first use.
     /// - Parameters:
     ///   - home: the `--home` given, if any.
     ///   - made: whether the home must exist already.
     /// - Throws: `ValidationError` saying what is wrong, and how to make a home there.
     static func requireHome(_ home: String?, made: Bool = true) throws {
-        guard let home else { return }
-        guard !home.isEmpty else {
-            throw ValidationError("--home is empty: name the home's folder, or leave --home out for $TRESOR_HOME or the default home")
-        }
+        if let refusal = TresorPaths.refusal(ofGivenHome: home) { throw ValidationError(refusal) }
+        guard let home, made else { return }
         let url = TresorPaths(home: home).home
-        guard !SecureFiles.exists(url) || SecureFiles.isDirectory(url) else {
-            throw ValidationError("\(url.path) is a file, not a Tresor home (a folder)")
-        }
-        guard made, !SecureFiles.exists(url) else { return }
+        guard !SecureFiles.exists(url) else { return }
         throw ValidationError("no Tresor home at \(url.path): check the path, or make one there with `tresor --home \(url.path) init`")
     }
 

@@ -80,6 +80,10 @@ struct TresordCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    func validate() throws {
+        if let refusal = TresorPaths.refusal(ofGivenHome: home) { throw ValidationError(refusal) }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         if let refusal = DaemonEnvironment.refusal(environment) {

@@ -73,7 +73,7 @@ import TresorTestSupport
 
     /// An empty `--home` — a script's variable left unset — would name `$TRESOR_HOME` or the
     /// default home, the user's real one; one naming a file is no home either. Both are refused
-    /// by every command, `init` and the secret lookup scripts run too.
+    /// by every command, `init` and the secret lookup scripts run too, and by `tresord`.
     @Test func anEmptyHomeOrAFileIsRefusedAndNoOtherHomeIsUsed() throws {
         let harness = try initialized()
         let file = harness.root.appendingPathComponent("a-file")
@@ -83,6 +83,9 @@ import TresorTestSupport
                 let refused = try harness.tresor(["--home", home] + arguments)
                 #expect(refused.status != 0 && refused.stderr.contains(said), "\(home) \(arguments): \(refused.stderr)")
             }
+            // The daemon too: the last --home given is the one taken.
+            let daemon = try harness.run(harness.binaries.appendingPathComponent("tresord"), ["--home", home], timeout: 30)
+            #expect(daemon.status != 0 && daemon.stderr.contains(said), "tresord --home \(home): \(daemon.stderr)")
         }
         #expect(try Data(contentsOf: file) == Data("not a home".utf8))
     }
