@@ -218,7 +218,7 @@ public final class TresorClient: Sendable {
 
     /// Creates a keychain with its own passcode (the `tresor` CLI only).
     /// - Parameters:
-    ///   - name: 1 to 64 letters, digits, `.`, `_` or `-`, not `login`.
+    ///   - name: 1 to 64 of A-Z, a-z, 0-9, `.`, `_` or `-`, not `login`.
     ///   - passcode: its passcode; a created keychain always has one.
     /// - Returns: every keychain, the new one unlocked.
     /// - Throws: `APIError` (`param` for a bad name, `duplicateItem` for a taken one,

@@ -10,7 +10,7 @@ public enum KeychainName {
     public static let systemRoots = "System Roots"
 
     /// What a created keychain's name may be, in words: what ``isValid(_:)`` checks.
-    public static let rule = "a keychain's name is 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit, and not \(login)"
+    public static let rule = "a keychain's name is 1 to 64 of A-Z, a-z, 0-9, '.', '_' or '-', beginning with a letter or digit, and not \(login)"
 
     /// Whether `name` may name a keychain the user creates (its files are named after it).
     /// - Parameter name: the name.

@@ -1,6 +1,6 @@
 /// `POST /v1/keychains`: create a keychain with its own passcode and lock state.
 public struct CreateKeychainRequest: Codable, Sendable {
-    /// 1 to 64 letters, digits, '.', '_' or '-'; not `login`.
+    /// 1 to 64 of A-Z, a-z, 0-9, '.', '_' or '-'; not `login`.
     public var name: String
     /// The new keychain's own passcode, 1 to 1,024 bytes of UTF-8 (a created keychain always has one).
     public var passcode: String

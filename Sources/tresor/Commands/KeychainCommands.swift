@@ -17,7 +17,7 @@ struct KeychainCommand: ParsableCommand {
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a keychain (asks for its new passcode twice).")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "Its name: 1 to 64 letters, digits, '.', '_' or '-', beginning with a letter or digit.") var name: String
+        @Argument(help: "Its name: 1 to 64 of A-Z, a-z, 0-9, '.', '_' or '-', beginning with a letter or digit.") var name: String
         @Flag(help: "Read the new passcode from standard input.") var passcodeStdin = false
 
         func run() throws {

@@ -308,7 +308,7 @@ import TresorTestSupport
                 "no executable file at /usr/local/bin/no-such-backup"
             ),
             (["secret-service", "allow", "--exe", "/no/such/program", "--owner", "/usr/bin/secret-tool"], "no executable file at /no/such/program"),
-            (["keychain", "create", "not/a/name"], "a keychain's name is 1 to 64 letters, digits"),
+            (["keychain", "create", "not/a/name"], "a keychain's name is 1 to 64 of A-Z, a-z, 0-9"),
             (["keychain", "create", ".."], "beginning with a letter or digit"),
         ] {
             let screen = try harness.onTerminal(arguments)
