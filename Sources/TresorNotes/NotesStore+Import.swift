@@ -38,7 +38,7 @@ extension NotesStore {
     private func importOne(_ note: NoteImport, account: AccountID, _ db: Database, _ sealing: ContentSealing) throws -> SearchIndex.Entry? {
         if let reason = note.sizeRefusal { throw NotesError.invalid(reason) }
         try NoteRules.validate(note.title, limit: NoteLimits.titleBytes, what: "title")
-        if let folder = note.folder { try NoteRules.validate(folder, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false) }
+        if let folder = note.folder { try NoteRules.validateFolderName(folder) }
         let tag = sealing.importTag(try Self.importMaterial(note, account: account))
         if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE import_tag = ?", arguments: [tag]) == true { return nil }
         let id = UUID().uuidString.lowercased()

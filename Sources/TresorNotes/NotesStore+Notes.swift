@@ -98,7 +98,7 @@ extension NotesStore {
 
     /// The id of the folder called `name` (names are sealed, so they are compared after opening).
     func folderID(named name: String, account: AccountID, creating: Bool, _ db: Database, _ sealing: ContentSealing) throws -> String? {
-        try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        try NoteRules.validateFolderName(name)
         for row in try Row.fetchAll(db, sql: "SELECT id, sealed_name FROM folders WHERE account_id = ?", arguments: [account.rawValue]) {
             let id: String = row["id"]
             if try sealing.openText(row["sealed_name"], table: "folders", id: id, column: "name") == name { return id }

@@ -142,6 +142,13 @@ public enum NoteRules {
         }
     }
 
+    /// Checks a folder's name: not empty, at most ``NoteLimits/folderNameBytes``, no NUL.
+    /// - Parameter name: the name.
+    /// - Throws: ``NotesError/invalid(_:)``.
+    public static func validateFolderName(_ name: String) throws {
+        try validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+    }
+
     /// Checks a hint: not empty, at most ``NoteLimits/hintBytes``.
     /// - Parameter hint: the hint, or nil for none.
     /// - Throws: ``NotesError/invalid(_:)``.

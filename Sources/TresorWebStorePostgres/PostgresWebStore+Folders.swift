@@ -19,7 +19,7 @@ extension PostgresWebStore {
     }
 
     func createFolder(named name: String, account: AccountID) async throws -> Folder {
-        try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        try NoteRules.validateFolderName(name)
         return try await db.transaction { [self, logger] connection in
             try await lockAccount(account, connection)
             let id = try await folderID(named: name, account: account, creating: true, connection)!
@@ -53,7 +53,7 @@ extension PostgresWebStore {
     /// The id of `account`'s folder called `name`, made when missing and `creating` (the caller
     /// holds the account's row lock).
     func folderID(named name: String, account: AccountID, creating: Bool, _ connection: PostgresConnection) async throws -> String? {
-        try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        try NoteRules.validateFolderName(name)
         for (id, sealed) in try await connection.rows(
             "SELECT id, sealed_name FROM folders WHERE account_id = \(account.rawValue)", logger, as: (String, Data).self)
         {
@@ -81,7 +81,7 @@ extension PostgresWebStore {
 // A device's folders (docs/SYNC.md, "Notes"): made and deleted by name, empty ones too.
 extension PostgresWebStore {
     func applySyncedFolderChanges(created: [String], deleted: [String], account: AccountID) async throws -> [String] {
-        for name in created + deleted { try NoteRules.validate(name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false) }
+        for name in created + deleted { try NoteRules.validateFolderName(name) }
         return try await db.transaction { [self, logger] connection in
             try await lockAccount(account, connection)
             var changed = false

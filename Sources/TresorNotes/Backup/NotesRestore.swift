@@ -233,7 +233,7 @@ public final class NotesRestore {
     public func stage(_ folder: BackedUpFolder) throws -> (BackupOutcome, [StagedStatement]) {
         guard accounts.contains(folder.account) else { return (.skipped, []) }
         guard folders[folder.id] == nil else { throw RestoreSkip.duplicate }
-        try NoteRules.validate(folder.name, limit: NoteLimits.folderNameBytes, what: "folder name", allowEmpty: false)
+        try NoteRules.validateFolderName(folder.name)
         let (byName, idTaken) = try store.pool.read { db -> (String?, Bool) in
             (
                 try store.folderID(named: folder.name, account: AccountID(rawValue: folder.account), creating: false, db, sealing),

@@ -26,7 +26,7 @@ extension SyncCommand {
                 let answer = try options.connect().syncNow(allowDeletions: allowDeletions)
                 heldDeletions = answer.heldDeletions + (answer.notes?.heldDeletions ?? 0)
                 if options.json { return Output.json(answer) }
-                print("Sent \(answer.pushed), applied \(answer.applied).")
+                print("Keychain: sent \(answer.pushed), applied \(answer.applied).")
                 if let notes = answer.notes {
                     print("Notes: sent \(notes.sent), applied \(notes.applied)\(notes.waiting > 0 ? ", \(notes.waiting) waiting" : "").")
                     if notes.conflictCopies > 0 {
