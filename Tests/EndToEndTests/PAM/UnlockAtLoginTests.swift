@@ -55,6 +55,9 @@ struct UnlockAtLoginTests {
         let other = user.home.appendingPathComponent("elsewhere/tresor").path
         let atLogin = user.home.appendingPathComponent(".local/share/tresor").path
         #expect(try user.tresor(["--home", other, "init", "--passcode-stdin"], input: "\(Self.passcode)\n").succeeded)
+        // The user's teardown stops the default home's daemon only: this one would outlive the
+        // test, and keep `userdel` from removing the user.
+        defer { _ = try? user.tresor(["--home", other, "daemon", "stop"]) }
         let linked = try user.tresor(["--home", other, "passcode", "link-login", "--passcode-stdin"], input: "\(Self.passcode)\nlogin-Pw-3\n")
         #expect(linked.succeeded && linked.stdout.contains("logging in opens only \(atLogin), not this home"), "\(linked.stdout)")
         let status = try user.tresor(["--home", other, "status", "--json"])
