@@ -23,9 +23,14 @@ final class FileHashes: Sendable {
     private let cache = Mutex<[Identity: Data]>([:])
 
     /// The hash of the file open at `fd`.
-    func sha256(ofOpenFile fd: Int32) throws -> Data {
+    /// - Parameters:
+    ///   - fd: an open file.
+    ///   - name: what the file is, for the error.
+    /// - Throws: `KeychainError.param` for anything but a regular file: a directory, a FIFO, a device.
+    func sha256(ofOpenFile fd: Int32, named name: String = "the executable") throws -> Data {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat the executable (errno \(errno))") }
+        guard fstat(fd, &info) == 0 else { throw KeychainError.param("cannot stat \(name) (errno \(errno))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw KeychainError.param("\(name) is not a file") }
         let identity = Identity(info)
         if let known = cache.withLock({ $0[identity] }) { return known }
         let hash = try Digest.sha256(readingFileDescriptor: fd)
@@ -43,7 +48,6 @@ final class FileHashes: Sendable {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw KeychainError.param("cannot open \(url.path) (errno \(errno))") }
         defer { close(fd) }
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw KeychainError.param("\(url.path) is not a file") }
-        return try sha256(ofOpenFile: fd)
+        return try sha256(ofOpenFile: fd, named: url.path)
     }
 }
