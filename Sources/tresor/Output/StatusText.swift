@@ -110,6 +110,8 @@ struct StatusText {
 /// `tresor daemon status` show, with the same lines and, in `--json`, the same fields as
 /// ``DaemonStatus`` (docs/CLI.md, "The daemon").
 struct ServedSummary: Encodable {
+    /// Whether the keybag is unlocked, locked, or neither yet.
+    var keybag: KeybagState
     /// Idle time before the keybag locks itself; 0 means never.
     var autoLockSeconds: Int
     var idleSeconds: Int
@@ -129,6 +131,7 @@ struct ServedSummary: Encodable {
     /// The summary of a daemon's status.
     /// - Parameter status: what the daemon answered to `GET /v1/status`.
     init(_ status: DaemonStatus) {
+        keybag = status.keybag
         autoLockSeconds = status.autoLockSeconds
         idleSeconds = status.idleSeconds
         lastActivity = status.lastActivity
@@ -159,10 +162,13 @@ struct ServedSummary: Encodable {
     /// daemon knows why.
     var lockStateLine: String? { lockedLine ?? unlockedLine }
 
-    /// `Auto-lock:` — after how long idle, how long it has been idle, and what reset the clock last.
+    /// `Auto-lock:` — after how long idle and, while the keybag is unlocked, how long it has been
+    /// idle and what reset the clock last.
     var autoLockLine: String {
-        "Auto-lock:  \(autoLockSeconds == 0 ? "off" : "after \(Words.duration(autoLockSeconds)) idle") (idle \(Words.duration(idleSeconds))"
-            + (lastActivity.map { "; last activity: \($0)" } ?? "") + ")"
+        let rule = "Auto-lock:  \(autoLockSeconds == 0 ? "off" : "after \(Words.duration(autoLockSeconds)) idle")"
+        // A locked keybag has nothing for the clock to lock: its idle time would say nothing.
+        guard keybag == .unlocked else { return rule }
+        return rule + " (idle \(Words.duration(idleSeconds))" + (lastActivity.map { "; last activity: \($0)" } ?? "") + ")"
     }
 
     /// `Web:`, `Secret Service:` and `Unanswered:`, each when there is something to say.

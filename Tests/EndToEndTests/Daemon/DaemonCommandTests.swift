@@ -158,6 +158,9 @@ import TresorTestSupport
         #expect(try harness.tresor(["lock"]).succeeded)
         let lockedText = try harness.tresor(["daemon", "status"]).stdout
         #expect(lockedText.contains("\nLocked:     ") && lockedText.contains(" ago: asked by "), "\(lockedText)")
+        // A locked keybag's idle clock would say nothing: there is nothing for it to lock.
+        #expect(lockedText.contains("\nAuto-lock:  after 5 min idle\n"), "\(lockedText)")
+        #expect(!lockedText.contains("last activity"), "\(lockedText)")
         let (locked, _) = try report(harness)
         #expect(locked.lockReason?.hasPrefix("asked by ") == true && locked.lockReason?.contains("tresor (pid ") == true, "\(locked)")
         let lockedJSON = try JSONTree(parsing: Data(try harness.tresor(["daemon", "status", "--json"]).stdout.utf8))
