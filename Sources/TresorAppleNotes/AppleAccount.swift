@@ -21,11 +21,19 @@ public struct AppleFolder: Sendable, Equatable {
     /// The ``AppleAccount/id`` of the account it belongs to (`ZOWNER`, else a `ZACCOUNT…`
     /// column), or nil when that names no account of the library.
     public var accountID: Int64?
+    /// The ``AppleFolder/id`` of the folder it is nested in (`ZPARENT`), or nil for a folder at
+    /// the top of its account.
+    public var parentID: Int64?
+    /// Whether it is the account's Recently Deleted (`ZFOLDERTYPE` 1), whatever its title in the
+    /// user's language.
+    public var isRecentlyDeleted: Bool
 
     /// A folder from its parts.
-    public init(id: Int64, title: String, accountID: Int64?) {
+    public init(id: Int64, title: String, accountID: Int64?, parentID: Int64? = nil, isRecentlyDeleted: Bool = false) {
         self.id = id
         self.title = title
         self.accountID = accountID
+        self.parentID = parentID
+        self.isRecentlyDeleted = isRecentlyDeleted
     }
 }

@@ -7,6 +7,9 @@ internal import GRDB
 /// a row is an account when `ZNAME` is text, a folder when `ZTITLE2` is text, and a note when
 /// a ZICNOTEDATA row points at it (`ZNOTE`) or `ZTITLE1` is set.
 struct NoteStoreReader {
+    /// `ZFOLDERTYPE` of an account's Recently Deleted.
+    static let recentlyDeletedFolderType: Int64 = 1
+
     let db: Database
     let schema: NoteStoreSchema
     let limits: AppleNotesLimits
@@ -26,12 +29,22 @@ struct NoteStoreReader {
             let owner = (["ZOWNER"] + accountColumns).lazy
                 .compactMap { (try? row.integer($0)) ?? nil }
                 .first { accountIDs.contains($0) }
-            return AppleFolder(id: id, title: title, accountID: owner)
+            let parent = try? row.integer("ZPARENT")
+            let type = try? row.integer("ZFOLDERTYPE")
+            return AppleFolder(id: id, title: title, accountID: owner, parentID: parent, isRecentlyDeleted: type == Self.recentlyDeletedFolderType)
+        }
+        let folderIDs = Set(folders.map(\.id))
+        let nestedFolders = folders.map { folder in
+            var folder = folder
+            if let parent = folder.parentID, !folderIDs.contains(parent) || parent == folder.id { folder.parentID = nil }
+            return folder
         }
         let folderAccounts = Dictionary(folders.map { ($0.id, $0.accountID) }, uniquingKeysWith: { first, _ in first })
 
+        // A note marked for deletion is one Notes deleted for good: a tombstone kept until every
+        // device has heard of it, shown nowhere (the notes in Recently Deleted are not marked).
         let candidates = objects.filter { row in
-            guard let id = try? row.integer("Z_PK") else { return false }
+            guard let id = try? row.integer("Z_PK"), ((try? row.integer("ZMARKEDFORDELETION")) ?? 0) == 0 else { return false }
             return noteData[id] != nil || row.isSet("ZTITLE1")
         }
         guard candidates.count <= limits.maxNotes else {
@@ -50,7 +63,7 @@ struct NoteStoreReader {
                 skipped.append(AppleSkippedNote(id: id, error: error))
             }
         }
-        return AppleNotesLibrary(accounts: accounts, folders: folders, notes: notes, skipped: skipped)
+        return AppleNotesLibrary(accounts: accounts, folders: nestedFolders, notes: notes, skipped: skipped)
     }
 
     /// Every row of ZICCLOUDSYNCINGOBJECT with an integer `Z_PK`, once each, by `Z_PK`, with

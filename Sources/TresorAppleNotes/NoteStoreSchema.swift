@@ -15,7 +15,8 @@ struct NoteStoreSchema {
     /// `ZACCOUNT…` family.
     static let optionalObjectColumns =
         [
-            "ZTITLE1", "ZTITLE2", "ZNAME", "ZFOLDER", "ZOWNER", "ZISPASSWORDPROTECTED",
+            "ZTITLE1", "ZTITLE2", "ZNAME", "ZFOLDER", "ZOWNER", "ZPARENT", "ZFOLDERTYPE", "ZMARKEDFORDELETION",
+            "ZISPASSWORDPROTECTED",
             "ZCRYPTOSALT", "ZCRYPTOITERATIONCOUNT", "ZCRYPTOWRAPPEDKEY", "ZPASSWORDHINT",
             "ZCRYPTOINITIALIZATIONVECTOR", "ZCRYPTOTAG",
         ] + creationDateColumns + modificationDateColumns

@@ -8,7 +8,8 @@ import TresorNotesDomain
 extension NotesStore {
     /// Imports `notes` into `account` in one transaction. A note already imported (same
     /// title, dates and content) is skipped, so importing a store twice adds nothing; a note
-    /// with invalid fields is refused with a reason while the others import.
+    /// with invalid fields is refused with a reason while the others import. A note from the
+    /// other store's Recently Deleted goes into Recently Deleted, its 30 days counted from now.
     public func importNotes(_ notes: [NoteImport], account: AccountID = .local) throws -> ImportReport {
         let sealing = try sealing()
         let (report, indexed) = try pool.write { db -> (ImportReport, [SearchIndex.Entry]) in
@@ -18,9 +19,10 @@ extension NotesStore {
             for note in notes {
                 do {
                     if let entry = try importOne(note, account: account, db, sealing) {
-                        indexed.append(entry)
                         report.imported += 1
-                        if entry.body == nil { report.locked += 1 }
+                        if case .appleLocked = note.content { report.locked += 1 }
+                        // Search leaves out what is in Recently Deleted.
+                        if note.inRecentlyDeleted { report.recentlyDeleted += 1 } else { indexed.append(entry) }
                     } else {
                         report.alreadyImported += 1
                     }
@@ -43,6 +45,7 @@ extension NotesStore {
         if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE import_tag = ?", arguments: [tag]) == true { return nil }
         let id = UUID().uuidString.lowercased()
         let folder = try note.folder.map { try folderID(named: $0, account: account, creating: true, db, sealing)! }
+        let deleted: Double? = note.inRecentlyDeleted ? now.timeIntervalSince1970 : nil
         let created: Double = (note.created ?? now).timeIntervalSince1970
         let modified: Double = (note.modified ?? note.created ?? now).timeIntervalSince1970
         switch note.content {
@@ -50,14 +53,14 @@ extension NotesStore {
             try NoteRules.validate(text, limit: NoteLimits.bodyBytes, what: "body")
             let title = try NoteRules.title(note.title, body: text)
             let arguments: StatementArguments = [
-                id, account.rawValue, folder, created, modified,
+                id, account.rawValue, folder, created, modified, deleted,
                 try sealing.sealText(title, table: "notes", id: id, column: "title"),
                 try sealing.sealText(text, table: "notes", id: id, column: "body"), tag,
             ]
             try db.execute(
                 sql: """
-                    INSERT INTO notes (id, account_id, folder_id, created, modified, sealed_title, sealed_body, import_tag)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, deleted, sealed_title, sealed_body, import_tag)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: arguments)
             return SearchIndex.Entry(noteID: id, accountID: account.rawValue, title: title, body: text)
         case .appleLocked(let fields):
@@ -66,15 +69,15 @@ extension NotesStore {
             let passphraseID = try importedPassphrase(fields, account: account, db, sealing)
             let sealedTitle = try sealing.sealText(title, table: "notes", id: id, column: "title")
             let sealedCiphertext = try sealing.seal(fields.ciphertext, table: "notes", id: id, column: "ciphertext")
-            var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, sealedTitle, passphraseID]
+            var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, deleted, sealedTitle, passphraseID]
             arguments += [fields.salt, fields.iterations, fields.wrappedKey, fields.iv, fields.tag, sealedCiphertext]
             arguments += [BodyFormat.appleNotes.rawValue, tag]
             try db.execute(
                 sql: """
-                    INSERT INTO notes (id, account_id, folder_id, created, modified, sealed_title, passphrase_id,
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, deleted, sealed_title, passphrase_id,
                         crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext,
                         body_format, import_tag)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: arguments)
             return SearchIndex.Entry(noteID: id, accountID: account.rawValue, title: title, body: nil)
         }

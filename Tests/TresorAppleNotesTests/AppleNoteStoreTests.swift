@@ -241,6 +241,50 @@ import TresorAppleNotes
         #expect(library.notes.map(\.accountID) == [nil, nil, nil])
     }
 
+    /// Where each note goes in Tresor, whose folders are flat: a nested folder by its path, the
+    /// notes of Recently Deleted (whatever its title, and in a folder deleted into it) bound for
+    /// Tresor's, the tombstones of notes Apple deleted for good nowhere.
+    @Test func nestedFoldersRecentlyDeletedAndNotesDeletedForGood() throws {
+        let folder = try TemporaryFolder()
+        var fixture = NoteStoreFixture(schema: .newer)
+        let account = fixture.addAccount(name: "iCloud")
+        let personal = fixture.addFolder(title: "Personal", account: account)
+        let recipes = fixture.addFolder(title: "Recipes", account: account, parent: personal)
+        let otherRecipes = fixture.addFolder(title: "Recipes", account: account)
+        let trash = fixture.addFolder(title: "Zuletzt gelöscht", account: account, type: 1)
+        let deletedFolder = fixture.addFolder(title: "Old plans", account: account, parent: trash)
+        let loopA = fixture.addFolder(title: "A", account: account)
+        let loopB = fixture.addFolder(title: "B", account: account, parent: loopA)
+        var live = NoteStoreFixture.Note(title: "Bread", text: "Bread", folder: recipes, account: account)
+        live.objectColumns = ["ZMARKEDFORDELETION": 0.databaseValue]
+        try fixture.addNote(live)
+        try fixture.addNote(.init(title: "Cake", text: "Cake", folder: otherRecipes, account: account))
+        try fixture.addNote(.init(title: "Binned", text: "Binned", folder: trash, account: account))
+        try fixture.addNote(.init(title: "Binned with its folder", text: "x", folder: deletedFolder, account: account))
+        var tombstone = NoteStoreFixture.Note(title: "Gone for good", text: "Gone", folder: recipes, account: account)
+        tombstone.objectColumns = ["ZMARKEDFORDELETION": 1.databaseValue]
+        try fixture.addNote(tombstone)
+        try fixture.addNote(.init(title: "In a loop", text: "x", folder: loopB, account: account))
+        let url = try fixture.write(into: folder)
+        // A damaged database whose folders are each other's parents.
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { try $0.execute(sql: "UPDATE ZICCLOUDSYNCINGOBJECT SET ZPARENT = ? WHERE Z_PK = ?", arguments: [loopB, loopA]) }
+        try queue.close()
+
+        let library = try AppleNoteStore.read(at: url)
+        #expect(library.folders.first { $0.id == recipes }?.parentID == personal)
+        #expect(library.folders.filter(\.isRecentlyDeleted).map(\.id) == [trash])
+        #expect(!library.notes.contains { $0.title == "Gone for good" }, "a note Apple deleted for good is no note")
+        let records = Dictionary(uniqueKeysWithValues: library.importReading.notes.map { ($0.title, $0) })
+        #expect(records.count == 5)
+        #expect(records["Bread"]?.folder == "Personal/Recipes" && records["Bread"]?.inRecentlyDeleted == false)
+        #expect(records["Cake"]?.folder == "Recipes", "a folder of the same title elsewhere stays apart")
+        for title in ["Binned", "Binned with its folder"] {
+            #expect(records[title]?.inRecentlyDeleted == true && records[title]?.folder == nil, "\(title)")
+        }
+        #expect(records["In a loop"]?.folder == "B", "a loop of parents ends; the folder keeps its own title")
+    }
+
     @Test func titlesFallBackToTheFirstLineOrLockedNote() throws {
         let folder = try TemporaryFolder()
         var fixture = NoteStoreFixture(schema: .older)

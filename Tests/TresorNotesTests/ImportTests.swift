@@ -23,6 +23,41 @@ func hex(_ text: String) -> Data {
 
 @Suite("Importing notes")
 struct ImportTests {
+    /// A note from the other store's Recently Deleted lands in Recently Deleted — out of the
+    /// lists and search, its 30 days from the import — and restores like any deleted note.
+    @Test func aNoteFromRecentlyDeletedGoesToRecentlyDeleted() throws {
+        let home = try NotesHome()
+        let long = Date(timeIntervalSinceReferenceDate: 600_000_000)
+        let report = try home.notes.importNotes([
+            NoteImport(title: "Binned", folder: nil, created: long, modified: long, content: .text("Binned\nbinnedword"), inRecentlyDeleted: true),
+            NoteImport(title: "Binned lock", folder: nil, created: long, modified: long, content: .appleLocked(appleVector), inRecentlyDeleted: true),
+            NoteImport(title: "Kept", folder: "Imported", created: long, modified: long, content: .text("Kept\nkeptword")),
+        ])
+        #expect(report == ImportReport(imported: 3, locked: 1, recentlyDeleted: 2))
+        #expect(try home.notes.notes().map(\.title) == ["Kept"])
+        #expect(try home.notes.search("binnedword").isEmpty && home.notes.search("keptword").map(\.title) == ["Kept"])
+        let binned = try home.notes.recentlyDeleted()
+        #expect(Set(binned.map(\.title)) == ["Binned", "Binned lock"])
+        for note in binned {
+            let deleted = try #require(note.deleted)
+            #expect(deleted == home.clock.now, "its 30 days start at the import, not at the note's dates")
+        }
+        #expect(try home.notes.deleteExpiredNotes() == 0)
+
+        let restored = try home.notes.restoreNote(try #require(binned.first { $0.title == "Binned" }).id)
+        #expect(try restored.deleted == nil && home.notes.search("binnedword").map(\.title) == ["Binned"])
+        #expect(
+            try home.notes.importNotes([
+                NoteImport(title: "Binned", folder: nil, created: long, modified: long, content: .text("Binned\nbinnedword"), inRecentlyDeleted: true)
+            ]).alreadyImported == 1)
+    }
+
+    /// What an older `tresor` sends (no `inRecentlyDeleted`) is a note outside Recently Deleted.
+    @Test func aRecordWithoutThePlaceIsALiveNote() throws {
+        let record = try JSONDecoder().decode(NoteImport.self, from: Data(#"{"title": "t", "content": {"text": {"_0": "x"}}}"#.utf8))
+        #expect(record == NoteImport(title: "t", folder: nil, created: nil, modified: nil, content: .text("x")))
+    }
+
     @Test func anAppleLockedNoteImportsStillLockedAndOpensWithItsApplePassphrase() throws {
         let home = try NotesHome()
         let created = Date(timeIntervalSinceReferenceDate: 700_000_000)

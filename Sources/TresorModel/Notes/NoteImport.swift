@@ -8,6 +8,9 @@ public struct NoteImport: Codable, Equatable, Sendable {
     public var created: Date?
     public var modified: Date?
     public var content: Content
+    /// Whether the note was in the other store's Recently Deleted: it is imported into
+    /// Tresor's, for 30 days from the import. Absent in JSON means false.
+    public var inRecentlyDeleted: Bool
 
     public enum Content: Codable, Equatable, Sendable {
         /// An unlocked note's text.
@@ -17,12 +20,23 @@ public struct NoteImport: Codable, Equatable, Sendable {
         case appleLocked(AppleLockedNote)
     }
 
-    public init(title: String, folder: String?, created: Date?, modified: Date?, content: Content) {
+    public init(title: String, folder: String?, created: Date?, modified: Date?, content: Content, inRecentlyDeleted: Bool = false) {
         self.title = title
         self.folder = folder
         self.created = created
         self.modified = modified
         self.content = content
+        self.inRecentlyDeleted = inRecentlyDeleted
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title)
+        folder = try container.decodeIfPresent(String.self, forKey: .folder)
+        created = try container.decodeIfPresent(Date.self, forKey: .created)
+        modified = try container.decodeIfPresent(Date.self, forKey: .modified)
+        content = try container.decode(Content.self, forKey: .content)
+        inRecentlyDeleted = try container.decodeIfPresent(Bool.self, forKey: .inRecentlyDeleted) ?? false
     }
 }
 
@@ -49,14 +63,17 @@ public struct ImportReport: Codable, Equatable, Sendable {
     public var imported: Int
     /// Of those, still locked with their original passphrase.
     public var locked: Int
+    /// Of those, put into Recently Deleted, where they were in the other store.
+    public var recentlyDeleted: Int
     /// Notes skipped because an earlier import already brought them in.
     public var alreadyImported: Int
     /// Notes refused, each with its title's first characters and the reason.
     public var refused: [String]
 
-    public init(imported: Int = 0, locked: Int = 0, alreadyImported: Int = 0, refused: [String] = []) {
+    public init(imported: Int = 0, locked: Int = 0, recentlyDeleted: Int = 0, alreadyImported: Int = 0, refused: [String] = []) {
         self.imported = imported
         self.locked = locked
+        self.recentlyDeleted = recentlyDeleted
         self.alreadyImported = alreadyImported
         self.refused = refused
     }

@@ -19,10 +19,12 @@ struct AppleNotesImport: ParsableCommand {
         discussion: """
             On a Mac the database is in ~/Library/Group Containers/group.com.apple.notes/ \
             (quit Notes first, and copy NoteStore.sqlite with its -wal file). Unlocked notes are \
-            imported as text into folders of the same names. Locked notes are imported still \
+            imported as text into folders of the same names (a nested folder's name is its path, \
+            Personal/Recipes). Locked notes are imported still \
             locked, as Apple encrypted them, and open in Tresor with their Apple passphrase; \
             `tresor note rewrap ID` then moves one to your current passphrase. Importing the \
-            same database again adds only what is new. The file is read by tresor-read-apple-notes, \
+            same database again adds only what is new. Notes in Apple's Recently Deleted go into \
+            Tresor's, for 30 days from the import; notes Apple deleted for good are left out. The file is read by tresor-read-apple-notes, \
             a process of its own with no key and no connection to the daemon, and is never \
             written to; the daemon receives the notes, not the file.
             """)
@@ -44,6 +46,7 @@ struct AppleNotesImport: ParsableCommand {
                 let part = try notes.importNotes(batch)
                 report.imported += part.imported
                 report.locked += part.locked
+                report.recentlyDeleted += part.recentlyDeleted
                 report.alreadyImported += part.alreadyImported
                 report.refused += part.refused
                 progress?.update(done: report.imported + report.alreadyImported + report.refused.count, total: reading.notes.count)
@@ -54,6 +57,11 @@ struct AppleNotesImport: ParsableCommand {
                     AppleImportOutput(report: report, unreadable: reading.unreadable, unreadWriteAheadLog: reading.unreadWriteAheadLog))
             }
             print("Imported \(Words.counted(report.imported, "note")) (\(report.locked) still locked with their Apple passphrase).")
+            if report.recentlyDeleted > 0 {
+                print(
+                    "\(Words.counted(report.recentlyDeleted, "note")) went into Recently Deleted, where Apple Notes had them: "
+                        + "tresor note trash list shows them for 30 days.")
+            }
             if report.alreadyImported > 0 { print("\(Words.counted(report.alreadyImported, "note")) had been imported before.") }
             for line in report.refused { print("Refused \(TerminalText.printable(line))") }
             for line in reading.unreadable { print("Could not read \(TerminalText.printable(line))") }

@@ -165,6 +165,42 @@ import TresorTestSupport
         #expect(harness.daemonIsRunning)
     }
 
+    /// Apple Notes as a user's library has it: a folder inside another, the notes in Recently
+    /// Deleted, the tombstone of a note deleted for good. Through the real CLI, reader and
+    /// daemon the nested folder keeps its path, the deleted notes wait in Tresor's Recently
+    /// Deleted, and the tombstone stays behind; the CLI says where the deleted ones went.
+    @Test func nestedFoldersAndRecentlyDeletedKeepTheirPlaces() throws {
+        let harness = try initialized()
+        let folder = try TemporaryFolder()
+        var fixture = NoteStoreFixture(schema: .newer)
+        let account = fixture.addAccount(name: "iCloud")
+        let personal = fixture.addFolder(title: "Personal", account: account)
+        let recipes = fixture.addFolder(title: "Recipes", account: account, parent: personal)
+        let trash = fixture.addFolder(title: "Recently Deleted", account: account, type: 1)
+        _ = try fixture.addNote(.init(title: "Bread", text: "Bread\nflour", folder: recipes, account: account, created: 700_000_000))
+        _ = try fixture.addNote(.init(title: "Old list", text: "Old list\nmilk", folder: trash, account: account, created: 700_000_100))
+        _ = try fixture.addNote(
+            .init(title: "Old vault", body: .locked(.fullNoteVector(hint: nil)), folder: trash, account: account, created: 700_000_200))
+        var gone = NoteStoreFixture.Note(title: "Gone", text: "Gone\nfor good", folder: personal, account: account)
+        gone.objectColumns = ["ZMARKEDFORDELETION": 1.databaseValue]
+        _ = try fixture.addNote(gone)
+        let store = try fixture.write(into: folder)
+
+        let said = try harness.tresor(["import", "apple-notes", store.path])
+        #expect(said.succeeded, "\(said.stderr)")
+        #expect(said.stdout.contains("Imported 3 notes (1 still locked with their Apple passphrase)."), "\(said.stdout)")
+        #expect(said.stdout.contains("2 notes went into Recently Deleted, where Apple Notes had them"), "\(said.stdout)")
+
+        let listed = try harness.json([NoteSummary].self, ["note", "list"])
+        #expect(listed.map(\.title) == ["Bread"] && listed.first?.folder == "Personal/Recipes", "\(listed)")
+        let folders = try harness.tresor(["note", "folder", "list"]).stdout
+        #expect(folders == "Personal/Recipes  (1 note)\n", "Apple's Recently Deleted is no folder here: \(folders)")
+        let binned = try harness.json([NoteSummary].self, ["note", "trash", "list"])
+        #expect(Set(binned.map(\.title)) == ["Old list", "Old vault"] && binned.allSatisfy { $0.deleted != nil }, "\(binned)")
+        let again = try harness.json(Imported.self, ["import", "apple-notes", store.path, "--json"])
+        #expect(again.report == ImportReport(imported: 0, locked: 0, recentlyDeleted: 0, alreadyImported: 3, refused: []))
+    }
+
     @Test func aFileThatIsNotANoteStoreIsAClearErrorAndImportsNothing() throws {
         let harness = try initialized()
         let folder = try TemporaryFolder()

@@ -136,13 +136,20 @@ public struct NoteStoreFixture {
         return id
     }
 
+    /// Adds a folder: nested in `parent` when given; `type` is Apple's `ZFOLDERTYPE` (1 for an
+    /// account's Recently Deleted), written only where the schema has the column.
     @discardableResult
-    public mutating func addFolder(title: String, account: Int64?) -> Int64 {
+    public mutating func addFolder(title: String, account: Int64?, parent: Int64? = nil, type: Int64? = nil) -> Int64 {
         let id = takeID()
-        objects.append([
+        var folder: [String: DatabaseValue] = [
             "Z_PK": id.databaseValue, "Z_ENT": entity("ICFolder"), "ZTITLE2": title.databaseValue,
             "ZOWNER": account.databaseValue,
-        ])
+        ]
+        if schema == .newer {
+            folder["ZPARENT"] = parent.databaseValue
+            folder["ZFOLDERTYPE"] = (type ?? 0).databaseValue
+        }
+        objects.append(folder)
         return id
     }
 
@@ -250,7 +257,7 @@ public struct NoteStoreFixture {
                 """
                 CREATE TABLE ZICCLOUDSYNCINGOBJECT (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER,
                   ZMARKEDFORDELETION INTEGER, ZISPASSWORDPROTECTED INTEGER, ZISPINNED INTEGER, ZCRYPTOITERATIONCOUNT INTEGER,
-                  ZACCOUNT3 INTEGER, ZACCOUNT4 INTEGER, ZACCOUNT7 INTEGER, ZFOLDER INTEGER, ZNOTEDATA INTEGER, ZOWNER INTEGER,
+                  ZACCOUNT3 INTEGER, ZACCOUNT4 INTEGER, ZACCOUNT7 INTEGER, ZFOLDER INTEGER, ZFOLDERTYPE INTEGER, ZNOTEDATA INTEGER, ZOWNER INTEGER,
                   ZPARENT INTEGER, ZCREATIONDATE TIMESTAMP, ZCREATIONDATE1 TIMESTAMP, ZCREATIONDATE3 TIMESTAMP,
                   ZMODIFICATIONDATE1 TIMESTAMP, ZIDENTIFIER VARCHAR, ZNAME VARCHAR, ZPASSWORDHINT VARCHAR, ZSNIPPET VARCHAR,
                   ZTITLE VARCHAR, ZTITLE1 VARCHAR, ZTITLE2 VARCHAR, ZCRYPTOINITIALIZATIONVECTOR BLOB, ZCRYPTOSALT BLOB,
