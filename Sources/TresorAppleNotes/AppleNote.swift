@@ -19,11 +19,13 @@ public struct AppleNote: Sendable, Equatable {
     public var modified: Date?
     /// Its text, or its crypto fields when it is locked.
     public var content: AppleNoteContent
+    /// Whether it is pinned to the top of its folder (`ZISPINNED`).
+    public var isPinned: Bool
 
     /// A note from its parts.
     public init(
         id: Int64, title: String, folderID: Int64?, accountID: Int64?, created: Date?, modified: Date?,
-        content: AppleNoteContent
+        content: AppleNoteContent, isPinned: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -32,6 +34,7 @@ public struct AppleNote: Sendable, Equatable {
         self.created = created
         self.modified = modified
         self.content = content
+        self.isPinned = isPinned
     }
 }
 

@@ -44,7 +44,7 @@ struct AppleNoteBuilder {
         }
         return AppleNote(
             id: id, title: title, folderID: folderID, accountID: accountID, created: created, modified: modified,
-            content: content)
+            content: content, isPinned: (try row.integer("ZISPINNED") ?? 0) != 0)
     }
 
     /// `ZISPASSWORDPROTECTED` when the schema has it; else whether a wrapped key is stored.

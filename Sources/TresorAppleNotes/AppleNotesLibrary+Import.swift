@@ -17,7 +17,7 @@ extension AppleNotesLibrary {
             let place = note.folderID.map(places.place(of:)) ?? .folder(nil)
             return NoteImport(
                 title: note.title, folder: place.folder, created: note.created, modified: note.modified, content: content,
-                inRecentlyDeleted: place == .recentlyDeleted)
+                isPinned: note.isPinned, inRecentlyDeleted: place == .recentlyDeleted)
         }
         return AppleNotesReading(
             notes: records, unreadable: skipped.map { "note \($0.id) in the Apple database: \($0.reason)" },

@@ -16,7 +16,7 @@ struct NoteStoreSchema {
     static let optionalObjectColumns =
         [
             "ZTITLE1", "ZTITLE2", "ZNAME", "ZFOLDER", "ZOWNER", "ZPARENT", "ZFOLDERTYPE", "ZMARKEDFORDELETION",
-            "ZISPASSWORDPROTECTED",
+            "ZISPASSWORDPROTECTED", "ZISPINNED",
             "ZCRYPTOSALT", "ZCRYPTOITERATIONCOUNT", "ZCRYPTOWRAPPEDKEY", "ZPASSWORDHINT",
             "ZCRYPTOINITIALIZATIONVECTOR", "ZCRYPTOTAG",
         ] + creationDateColumns + modificationDateColumns

@@ -53,14 +53,14 @@ extension NotesStore {
             try NoteRules.validate(text, limit: NoteLimits.bodyBytes, what: "body")
             let title = try NoteRules.title(note.title, body: text)
             let arguments: StatementArguments = [
-                id, account.rawValue, folder, created, modified, deleted,
+                id, account.rawValue, folder, created, modified, note.isPinned, deleted,
                 try sealing.sealText(title, table: "notes", id: id, column: "title"),
                 try sealing.sealText(text, table: "notes", id: id, column: "body"), tag,
             ]
             try db.execute(
                 sql: """
-                    INSERT INTO notes (id, account_id, folder_id, created, modified, deleted, sealed_title, sealed_body, import_tag)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, deleted, sealed_title, sealed_body, import_tag)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: arguments)
             return SearchIndex.Entry(noteID: id, accountID: account.rawValue, title: title, body: text)
         case .appleLocked(let fields):
@@ -69,15 +69,16 @@ extension NotesStore {
             let passphraseID = try importedPassphrase(fields, account: account, db, sealing)
             let sealedTitle = try sealing.sealText(title, table: "notes", id: id, column: "title")
             let sealedCiphertext = try sealing.seal(fields.ciphertext, table: "notes", id: id, column: "ciphertext")
-            var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, deleted, sealedTitle, passphraseID]
+            var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, note.isPinned, deleted, sealedTitle]
+            arguments += [passphraseID]
             arguments += [fields.salt, fields.iterations, fields.wrappedKey, fields.iv, fields.tag, sealedCiphertext]
             arguments += [BodyFormat.appleNotes.rawValue, tag]
             try db.execute(
                 sql: """
-                    INSERT INTO notes (id, account_id, folder_id, created, modified, deleted, sealed_title, passphrase_id,
+                    INSERT INTO notes (id, account_id, folder_id, created, modified, pinned, deleted, sealed_title, passphrase_id,
                         crypto_salt, crypto_iterations, crypto_wrapped_key, crypto_iv, crypto_tag, sealed_ciphertext,
                         body_format, import_tag)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: arguments)
             return SearchIndex.Entry(noteID: id, accountID: account.rawValue, title: title, body: nil)
         }

@@ -256,7 +256,7 @@ import TresorAppleNotes
         let loopA = fixture.addFolder(title: "A", account: account)
         let loopB = fixture.addFolder(title: "B", account: account, parent: loopA)
         var live = NoteStoreFixture.Note(title: "Bread", text: "Bread", folder: recipes, account: account)
-        live.objectColumns = ["ZMARKEDFORDELETION": 0.databaseValue]
+        live.objectColumns = ["ZMARKEDFORDELETION": 0.databaseValue, "ZISPINNED": 1.databaseValue]
         try fixture.addNote(live)
         try fixture.addNote(.init(title: "Cake", text: "Cake", folder: otherRecipes, account: account))
         try fixture.addNote(.init(title: "Binned", text: "Binned", folder: trash, account: account))
@@ -279,6 +279,7 @@ import TresorAppleNotes
         #expect(records.count == 5)
         #expect(records["Bread"]?.folder == "Personal/Recipes" && records["Bread"]?.inRecentlyDeleted == false)
         #expect(records["Cake"]?.folder == "Recipes", "a folder of the same title elsewhere stays apart")
+        #expect(records["Bread"]?.isPinned == true && records["Cake"]?.isPinned == false, "pins are kept")
         for title in ["Binned", "Binned with its folder"] {
             #expect(records[title]?.inRecentlyDeleted == true && records[title]?.folder == nil, "\(title)")
         }

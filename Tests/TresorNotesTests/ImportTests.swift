@@ -31,10 +31,10 @@ struct ImportTests {
         let report = try home.notes.importNotes([
             NoteImport(title: "Binned", folder: nil, created: long, modified: long, content: .text("Binned\nbinnedword"), inRecentlyDeleted: true),
             NoteImport(title: "Binned lock", folder: nil, created: long, modified: long, content: .appleLocked(appleVector), inRecentlyDeleted: true),
-            NoteImport(title: "Kept", folder: "Imported", created: long, modified: long, content: .text("Kept\nkeptword")),
+            NoteImport(title: "Kept", folder: "Imported", created: long, modified: long, content: .text("Kept\nkeptword"), isPinned: true),
         ])
         #expect(report == ImportReport(imported: 3, locked: 1, recentlyDeleted: 2))
-        #expect(try home.notes.notes().map(\.title) == ["Kept"])
+        #expect(try home.notes.notes().map(\.title) == ["Kept"] && home.notes.notes().first?.isPinned == true)
         #expect(try home.notes.search("binnedword").isEmpty && home.notes.search("keptword").map(\.title) == ["Kept"])
         let binned = try home.notes.recentlyDeleted()
         #expect(Set(binned.map(\.title)) == ["Binned", "Binned lock"])

@@ -8,6 +8,8 @@ public struct NoteImport: Codable, Equatable, Sendable {
     public var created: Date?
     public var modified: Date?
     public var content: Content
+    /// Whether the note is pinned. Absent in JSON means false.
+    public var isPinned: Bool
     /// Whether the note was in the other store's Recently Deleted: it is imported into
     /// Tresor's, for 30 days from the import. Absent in JSON means false.
     public var inRecentlyDeleted: Bool
@@ -20,12 +22,16 @@ public struct NoteImport: Codable, Equatable, Sendable {
         case appleLocked(AppleLockedNote)
     }
 
-    public init(title: String, folder: String?, created: Date?, modified: Date?, content: Content, inRecentlyDeleted: Bool = false) {
+    public init(
+        title: String, folder: String?, created: Date?, modified: Date?, content: Content, isPinned: Bool = false,
+        inRecentlyDeleted: Bool = false
+    ) {
         self.title = title
         self.folder = folder
         self.created = created
         self.modified = modified
         self.content = content
+        self.isPinned = isPinned
         self.inRecentlyDeleted = inRecentlyDeleted
     }
 
@@ -36,6 +42,7 @@ public struct NoteImport: Codable, Equatable, Sendable {
         created = try container.decodeIfPresent(Date.self, forKey: .created)
         modified = try container.decodeIfPresent(Date.self, forKey: .modified)
         content = try container.decode(Content.self, forKey: .content)
+        isPinned = try container.decodeIfPresent(Bool.self, forKey: .isPinned) ?? false
         inRecentlyDeleted = try container.decodeIfPresent(Bool.self, forKey: .inRecentlyDeleted) ?? false
     }
 }

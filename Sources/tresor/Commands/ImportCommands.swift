@@ -20,7 +20,7 @@ struct AppleNotesImport: ParsableCommand {
             On a Mac the database is in ~/Library/Group Containers/group.com.apple.notes/ \
             (quit Notes first, and copy NoteStore.sqlite with its -wal file). Unlocked notes are \
             imported as text into folders of the same names (a nested folder's name is its path, \
-            Personal/Recipes). Locked notes are imported still \
+            Personal/Recipes), pinned where they were pinned. Locked notes are imported still \
             locked, as Apple encrypted them, and open in Tresor with their Apple passphrase; \
             `tresor note rewrap ID` then moves one to your current passphrase. Importing the \
             same database again adds only what is new. Notes in Apple's Recently Deleted go into \

@@ -177,7 +177,9 @@ import TresorTestSupport
         let personal = fixture.addFolder(title: "Personal", account: account)
         let recipes = fixture.addFolder(title: "Recipes", account: account, parent: personal)
         let trash = fixture.addFolder(title: "Recently Deleted", account: account, type: 1)
-        _ = try fixture.addNote(.init(title: "Bread", text: "Bread\nflour", folder: recipes, account: account, created: 700_000_000))
+        var bread = NoteStoreFixture.Note(title: "Bread", text: "Bread\nflour", folder: recipes, account: account, created: 700_000_000)
+        bread.objectColumns = ["ZISPINNED": 1.databaseValue]
+        _ = try fixture.addNote(bread)
         _ = try fixture.addNote(.init(title: "Old list", text: "Old list\nmilk", folder: trash, account: account, created: 700_000_100))
         _ = try fixture.addNote(
             .init(title: "Old vault", body: .locked(.fullNoteVector(hint: nil)), folder: trash, account: account, created: 700_000_200))
@@ -193,6 +195,7 @@ import TresorTestSupport
 
         let listed = try harness.json([NoteSummary].self, ["note", "list"])
         #expect(listed.map(\.title) == ["Bread"] && listed.first?.folder == "Personal/Recipes", "\(listed)")
+        #expect(listed.first?.isPinned == true, "pinned in Apple Notes, pinned here")
         let folders = try harness.tresor(["note", "folder", "list"]).stdout
         #expect(folders == "Personal/Recipes  (1 note)\n", "Apple's Recently Deleted is no folder here: \(folders)")
         let binned = try harness.json([NoteSummary].self, ["note", "trash", "list"])
