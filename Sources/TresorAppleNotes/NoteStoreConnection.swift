@@ -71,6 +71,11 @@ enum NoteStoreConnection {
             throw .notANoteStore("there is no file at that path")
         }
         guard !isDirectory.boolValue else { throw .notANoteStore("it is a folder, not a file") }
+        // A FIFO or a device would block the open or the read below, and the import with it.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw .notANoteStore("it is not a regular file (a pipe or a device)")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .notANoteStore("the file cannot be read")
         }

@@ -9,6 +9,8 @@ public enum SecureFileError: Error, Equatable, Sendable, CustomStringConvertible
     case systemCall(String, path: String, errno: Int32)
     case tooLarge(path: String, limit: Int)
     case notFound(path: String)
+    /// A FIFO, a device, a socket or a folder where a file was to be read.
+    case notAFile(path: String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,8 @@ public enum SecureFileError: Error, Equatable, Sendable, CustomStringConvertible
             return "\(path) is larger than the \(limit) bytes it may hold"
         case .notFound(let path):
             return "\(path) does not exist"
+        case .notAFile(let path):
+            return "\(path) is not a regular file (a pipe, a device or a folder)"
         }
     }
 }
@@ -176,12 +180,20 @@ public enum SecureFiles {
     }
 
     /// Opens `url` read-only, never through a symbolic link; a missing file is `notFound`.
+    /// Opens a regular file for reading. Non-blocking at first: opening a FIFO would otherwise
+    /// wait for a writer, and reading it wait for data, with the caller's thread.
     private static func openForReading(_ url: URL) throws -> Int32 {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { throw SecureFileError.notFound(path: url.path) }
             throw SecureFileError.systemCall("open", path: url.path, errno: errno)
         }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw SecureFileError.notAFile(path: url.path)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
     }
 

@@ -23,6 +23,24 @@ import TresorSystem
         #expect(try mode(home.path) == 0o700, "the home itself is tightened")
     }
 
+    /// A FIFO, a device or a folder where a file is read is refused at once: a FIFO had held
+    /// the reading thread until some writer came (a daemon thread, for a backup's path).
+    @Test(.timeLimit(.minutes(1))) func onlyRegularFilesAreRead() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tresor-files-\(UUID().uuidString)")
+        try SecureFiles.createDirectory(root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fifo = root.appendingPathComponent("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        for url in [fifo, URL(fileURLWithPath: "/dev/zero"), root] {
+            #expect(throws: SecureFileError.notAFile(path: url.path)) { try SecureFiles.read(url, limit: 1024) }
+            #expect(throws: SecureFileError.notAFile(path: url.path)) { try SecureFiles.withReader(url, limit: 1024) { _ in } }
+        }
+        let file = root.appendingPathComponent("file")
+        try SecureFiles.writeAtomically(Data("kept".utf8), to: file)
+        #expect(try SecureFiles.read(file, limit: 1024) == Data("kept".utf8))
+        #expect(try SecureFiles.withReader(file, limit: 1024) { try $0.read(count: 4) } == Data("kept".utf8))
+    }
+
     /// The piece-by-piece writer of attachments: private, exclusive, complete; and a write that
     /// fails half-way leaves no file behind.
     @Test func piecewiseCreationIsExclusiveAndLeavesNothingWhenItFails() throws {

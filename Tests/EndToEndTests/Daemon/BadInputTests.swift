@@ -72,9 +72,9 @@ import TresorTestSupport
         try harness.expectNoSecretLeaked()
     }
 
-    /// A name or path that is empty, or names a directory or a FIFO, where a command wants an id
-    /// or an executable, is said as such — not "no such route", not an internal error, and a FIFO
-    /// never holds a daemon thread waiting for a writer.
+    /// A name or path that is empty, or names a directory or a FIFO, where a command wants an id,
+    /// an executable or a file to read, is said as such — not "no such route", not an internal
+    /// error, and a FIFO never holds a daemon thread, or the CLI, waiting for a writer.
     @Test func emptyIdsAndExecutablesThatAreNoFilesAreSaidAsSuch() throws {
         let harness = try Harness.initialized(passcode: "e2e-emptyids-passcode")
         for (command, said) in [
@@ -93,6 +93,16 @@ import TresorTestSupport
         for path in [FileManager.default.temporaryDirectory.path, fifo] {
             let answer = try harness.json(ErrorResponse.self, ["secret-service", "trust", "remove", path])
             #expect(answer.error.code == .param && answer.error.message.contains("is not a file"), "\(path): \(answer.error.message)")
+        }
+        // A backup or an Apple Notes database named by a FIFO: said at once, by the daemon that
+        // reads the backup and by the reader of the database.
+        for (command, input) in [
+            (["backup", "verify", fifo, "--passphrase-stdin"], "some backup passphrase\n"),
+            (["backup", "restore", fifo, "--passcode-stdin"], "e2e-emptyids-passcode\nsome backup passphrase\n"),
+            (["import", "apple-notes", fifo], nil),
+        ] {
+            let result = try harness.tresor(command, input: input)
+            #expect(!result.succeeded && result.stderr.contains("not a regular file"), "\(command): \(result.stderr)")
         }
         #expect(harness.daemonIsRunning)
     }
