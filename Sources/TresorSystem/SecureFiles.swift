@@ -179,28 +179,34 @@ public enum SecureFiles {
         if let code = data.write(toDescriptor: fd) { throw SecureFileError.systemCall("write", path: path, errno: code) }
     }
 
-    /// Opens `url` read-only, never through a symbolic link; a missing file is `notFound`.
-    /// Opens a regular file for reading. Non-blocking at first: opening a FIFO would otherwise
-    /// wait for a writer, and reading it wait for data, with the caller's thread.
-    private static func openForReading(_ url: URL) throws -> Int32 {
+    /// Opens `url` read-only, never through a symbolic link, and only a regular file: a missing
+    /// file is `notFound`, anything else `notAFile`. Non-blocking until checked: opening a FIFO
+    /// would otherwise wait for a writer, and reading it wait for data, with the caller's thread.
+    /// - Returns: the descriptor and the file's size.
+    private static func openForReading(_ url: URL) throws -> (fd: Int32, size: Int) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { throw SecureFileError.notFound(path: url.path) }
             throw SecureFileError.systemCall("open", path: url.path, errno: errno)
         }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw SecureFileError.systemCall("fstat", path: url.path, errno: code)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
             close(fd)
             throw SecureFileError.notAFile(path: url.path)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return fd
+        return (fd, Int(info.st_size))
     }
 
     /// Reads `url` whole, refusing files larger than `limit` bytes (so a corrupted or hostile
     /// file cannot exhaust memory).
     public static func read(_ url: URL, limit: Int) throws -> Data {
-        let fd = try openForReading(url)
+        let fd = try openForReading(url).fd
         defer { close(fd) }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16_384)
@@ -237,18 +243,12 @@ public enum SecureFiles {
         ///   - limit: the largest size accepted, checked before anything is read.
         /// - Throws: ``SecureFileError`` (`notFound`, `tooLarge`, a failed call).
         public init(reading url: URL, limit: Int) throws {
-            let fd = try openForReading(url)
-            var info = stat()
-            guard fstat(fd, &info) == 0 else {
-                let code = errno
-                close(fd)
-                throw SecureFileError.systemCall("fstat", path: url.path, errno: code)
-            }
-            guard Int(info.st_size) <= limit else {
+            let (fd, size) = try openForReading(url)
+            guard size <= limit else {
                 close(fd)
                 throw SecureFileError.tooLarge(path: url.path, limit: limit)
             }
-            reader = SequentialReader(fd: fd, path: url.path, size: Int(info.st_size))
+            reader = SequentialReader(fd: fd, path: url.path, size: size)
         }
 
         deinit { close(reader.fd) }
