@@ -69,8 +69,8 @@ extension NotesStore {
             let passphraseID = try importedPassphrase(fields, account: account, db, sealing)
             let sealedTitle = try sealing.sealText(title, table: "notes", id: id, column: "title")
             let sealedCiphertext = try sealing.seal(fields.ciphertext, table: "notes", id: id, column: "ciphertext")
-            var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, note.isPinned, deleted, sealedTitle]
-            arguments += [passphraseID]
+            var arguments: StatementArguments = [id, account.rawValue, folder, created, modified, note.isPinned, deleted]
+            arguments += [sealedTitle, passphraseID]
             arguments += [fields.salt, fields.iterations, fields.wrappedKey, fields.iv, fields.tag, sealedCiphertext]
             arguments += [BodyFormat.appleNotes.rawValue, tag]
             try db.execute(

@@ -24,9 +24,10 @@ struct AppleNotesImport: ParsableCommand {
             locked, as Apple encrypted them, and open in Tresor with their Apple passphrase; \
             `tresor note rewrap ID` then moves one to your current passphrase. Importing the \
             same database again adds only what is new. Notes in Apple's Recently Deleted go into \
-            Tresor's, for 30 days from the import; notes Apple deleted for good are left out. The file is read by tresor-read-apple-notes, \
-            a process of its own with no key and no connection to the daemon, and is never \
-            written to; the daemon receives the notes, not the file.
+            Tresor's, for 30 days from the import; notes Apple deleted for good are left out. \
+            The file is read by tresor-read-apple-notes, a process of its own with no key and no \
+            connection to the daemon, and is never written to; the daemon receives the notes, not \
+            the file.
             """)
 
     @OptionGroup var options: GlobalOptions
