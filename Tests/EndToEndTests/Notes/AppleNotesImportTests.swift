@@ -165,13 +165,10 @@ import TresorTestSupport
         #expect(harness.daemonIsRunning)
     }
 
-    /// Apple Notes as a user's library has it: a folder inside another, the notes in Recently
-    /// Deleted, the tombstone of a note deleted for good. Through the real CLI, reader and
-    /// daemon the nested folder keeps its path, the deleted notes wait in Tresor's Recently
-    /// Deleted, and the tombstone stays behind; the CLI says where the deleted ones went.
-    @Test func nestedFoldersAndRecentlyDeletedKeepTheirPlaces() throws {
-        let harness = try initialized()
-        let folder = try TemporaryFolder()
+    /// A NoteStore as a user's library has it: "Bread", pinned, in Recipes inside Personal; "Old
+    /// list" and the locked "Old vault" in Recently Deleted; the tombstone of "Gone", deleted for
+    /// good. Returns the file.
+    static func libraryWithPlaces(in folder: TemporaryFolder) throws -> URL {
         var fixture = NoteStoreFixture(schema: .newer)
         let account = fixture.addAccount(name: "iCloud")
         let personal = fixture.addFolder(title: "Personal", account: account)
@@ -186,7 +183,17 @@ import TresorTestSupport
         var gone = NoteStoreFixture.Note(title: "Gone", text: "Gone\nfor good", folder: personal, account: account)
         gone.objectColumns = ["ZMARKEDFORDELETION": 1.databaseValue]
         _ = try fixture.addNote(gone)
-        let store = try fixture.write(into: folder)
+        return try fixture.write(into: folder)
+    }
+
+    /// Apple Notes as a user's library has it: a folder inside another, the notes in Recently
+    /// Deleted, the tombstone of a note deleted for good. Through the real CLI, reader and
+    /// daemon the nested folder keeps its path, the deleted notes wait in Tresor's Recently
+    /// Deleted, and the tombstone stays behind; the CLI says where the deleted ones went.
+    @Test func nestedFoldersAndRecentlyDeletedKeepTheirPlaces() throws {
+        let harness = try initialized()
+        let folder = try TemporaryFolder()
+        let store = try Self.libraryWithPlaces(in: folder)
 
         let said = try harness.tresor(["import", "apple-notes", store.path])
         #expect(said.succeeded, "\(said.stderr)")
